@@ -1,0 +1,34 @@
+// One cleaned line of a log, with where it came from.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oomlens::analyzer {
+
+struct Line {
+  // 1-based, counted by '\n' as grep and editors' "go to line" do.
+  std::uint64_t number = 0;
+  // Byte offset of the start of the raw line in the input.
+  std::uint64_t offset = 0;
+  // Text with ANSI escapes, the rank prefix and the timestamp removed; when the
+  // raw line held bare '\r' redraws, one Line per redrawn segment (same number).
+  std::string text;
+  // Rank of the process that printed it, from a launcher prefix ([rank3]:,
+  // [default3]:, srun's "3: ", mpirun's "[1,3]<stderr>:").
+  std::optional<int> rank;
+  // Milliseconds since the Unix epoch, from a leading timestamp (UTC assumed).
+  std::optional<std::int64_t> time_ms;
+};
+
+// A window of consecutive lines around something interesting in the log. The
+// analyzer never holds the whole log: only regions.
+struct Region {
+  std::vector<Line> lines;
+  // Indexes into `lines` of the lines on which the scanner found an anchor.
+  std::vector<std::size_t> anchors;
+};
+
+}  // namespace oomlens::analyzer

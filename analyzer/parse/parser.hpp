@@ -1,0 +1,46 @@
+// The parsers: one per message family. Each looks at an anchor line of a
+// region and, when the line is its family's, turns it into an OomEvent or a
+// LogFinding.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "analyzer/event.hpp"
+#include "analyzer/line.hpp"
+
+namespace oomlens::analyzer::parse {
+
+struct Parsed {
+  std::vector<OomEvent> ooms;
+  std::vector<LogFinding> findings;
+};
+
+// A parser reads region.lines[at] (and may read the lines after it, for
+// wrapped or multi-line messages). When the line is its family's it appends
+// what it found to `out` and returns the index of the last line it consumed;
+// otherwise it returns nothing and appends nothing. Parsers leave
+// `traceback` empty: parse_region attaches it.
+using Parser = std::optional<std::size_t> (*)(const Region& region, std::size_t at, Parsed& out);
+
+std::optional<std::size_t> parse_pytorch_allocator(const Region&, std::size_t, Parsed&);  // pytorch_allocator.cpp
+std::optional<std::size_t> parse_cuda_malloc_async(const Region&, std::size_t, Parsed&);  // cuda_malloc_async.cpp
+std::optional<std::size_t> parse_mps(const Region&, std::size_t, Parsed&);                // mps.cpp
+std::optional<std::size_t> parse_cuda_library(const Region&, std::size_t, Parsed&);       // cuda_library.cpp: runtime/driver/THC/cuBLAS/cuDNN/NCCL
+std::optional<std::size_t> parse_xla(const Region&, std::size_t, Parsed&);                // xla.cpp
+std::optional<std::size_t> parse_tensorflow(const Region&, std::size_t, Parsed&);         // tensorflow.cpp
+std::optional<std::size_t> parse_pressure_warning(const Region&, std::size_t, Parsed&);   // pressure_warning.cpp
+std::optional<std::size_t> parse_lookalike(const Region&, std::size_t, Parsed&);          // lookalike.cpp: host OOM kill, DataLoader, CPU alloc, illegal access, assert
+std::optional<std::size_t> parse_collateral(const Region&, std::size_t, Parsed&);         // collateral.cpp: NCCL watchdog, ChildFailedError, SIGTERM/SIGKILL
+std::optional<std::size_t> parse_allocator_setting(const Region&, std::size_t, Parsed&);  // allocator_setting.cpp
+
+// Runs every parser over the region's anchor lines, in the order above (the
+// first that claims a line wins), and attaches each OOM's traceback.
+void parse_region(const Region& region, Parsed& out);
+
+// The anchor literals the scanner looks for (lower case; matched
+// case-insensitively). Every parser's trigger text contains one of them.
+const std::vector<std::string>& anchor_literals();
+
+}  // namespace oomlens::analyzer::parse
