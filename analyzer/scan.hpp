@@ -10,6 +10,15 @@
 
 namespace oomlens::analyzer {
 
+namespace detail {
+// The implementations behind scan() and count_newlines(). `best` is the
+// fastest one this CPU runs; the others exist so tests can compare them and
+// benchmarks can time them. A path this CPU (or build) lacks runs `scalar`.
+enum class ScanPath { best, scalar, avx2, avx512 };
+bool path_supported(ScanPath path);
+std::size_t count_newlines(std::string_view buf, ScanPath path);
+}  // namespace detail
+
 struct ScanHit {
   std::size_t offset;   // where the literal starts in the scanned buffer
   std::uint32_t literal;  // index into the scanner's literal list
@@ -24,16 +33,21 @@ struct ScanHit {
 // offers multi-literal search at that speed without pulling in Hyperscan.
 class LiteralScanner {
  public:
-  // Literals are ASCII, at least 3 bytes, matched case-insensitively.
+  // Literals are ASCII, at least 3 bytes, matched case-insensitively (only
+  // A-Z/a-z fold). Throws std::invalid_argument for any other literal.
   explicit LiteralScanner(std::vector<std::string> literals);
   ~LiteralScanner();
   LiteralScanner(const LiteralScanner&) = delete;
   LiteralScanner& operator=(const LiteralScanner&) = delete;
 
   // Appends to `hits` every match that starts and ends inside `buf`, in
-  // increasing offset order (several literals at one offset: each reported).
+  // increasing offset order (several literals at one offset: each reported,
+  // in increasing literal index).
   // Returns the number of '\n' bytes in `buf`.
   std::size_t scan(std::string_view buf, std::vector<ScanHit>& hits) const;
+  // The same, on one particular implementation (tests, benchmarks).
+  std::size_t scan(std::string_view buf, std::vector<ScanHit>& hits,
+                   detail::ScanPath path) const;
 
   const std::vector<std::string>& literals() const { return literals_; }
   std::size_t longest() const { return longest_; }

@@ -1,0 +1,46 @@
+// The analyzer's front door: bytes of a log in, incidents and findings out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/event.hpp"
+#include "analyzer/incident.hpp"
+
+namespace oomlens::analyzer {
+
+struct Analysis {
+  std::vector<Incident> incidents;
+  std::vector<LogFinding> findings;  // not part of an incident: warnings, look-alikes, stray collateral
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;
+  bool findings_capped = false;  // a hostile log produced more findings than we keep
+};
+
+// Streams a log through the scanner and parsers with bounded memory. Feed it
+// in any pieces; call finish() once.
+class LogAnalyzer {
+ public:
+  LogAnalyzer();
+  ~LogAnalyzer();
+  LogAnalyzer(const LogAnalyzer&) = delete;
+  LogAnalyzer& operator=(const LogAnalyzer&) = delete;
+
+  // Zero-copy: read() straight into prepare(n), then commit the count read.
+  std::span<char> prepare(std::size_t n);
+  void commit(std::size_t n);
+  void feed(std::string_view bytes);
+  Analysis finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Convenience for text already in memory (a selection, a test).
+Analysis analyze_text(std::string_view text);
+
+}  // namespace oomlens::analyzer

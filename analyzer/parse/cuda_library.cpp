@@ -1,0 +1,299 @@
+// GPU OOMs raised outside PyTorch's caching allocator (allocator-facts §7,
+// §1.8, §1.5): a CUDA/HIP runtime or driver call, legacy THC, cuBLAS, cuDNN
+// and NCCL. None of them carries numbers: the memory went to a CUDA context,
+// a library handle or NCCL buffers that the allocator cannot see.
+//
+// Also here, because its text is the CUDA driver's: stream_executor's
+// "failed to allocate ... from device: CUDA_ERROR_OUT_OF_MEMORY", which TF/XLA
+// print when a first attempt fails and the BFC allocator then retries (§6.2):
+// pressure, not an OOM.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "analyzer/parse/common.hpp"
+#include "analyzer/parse/parser.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+using re2::StringPiece;
+
+constexpr std::size_t kHeadBytes = 512;       // continuation lines are judged by their start
+constexpr std::size_t kSuffixLines = 6;       // C10 suffix is at most 4 lines; slack for "Exception raised from"
+constexpr std::size_t kNcclLookahead = 8;     // "NCCL error in" -> ncclUnhandledCudaError -> Last error: -> text
+constexpr std::size_t kNcclLookbehind = 20;   // NCCL WARN lines print before the Python exception
+
+std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
+
+std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
+
+std::optional<std::uint64_t> to_u64(std::string_view digits) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
+  return v;
+}
+
+// The next line after `i` printed by `rank`. Other ranks' lines interleave and
+// are skipped, unless one is an anchor: stop there, so its parser still gets it
+// (parse_region skips every anchor up to the index we return).
+std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
+  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
+    if (region.lines[j].rank == rank) return j;
+    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+OomEvent event_at(const Line& line, OomFamily family, Device device) {
+  OomEvent ev;
+  ev.family = family;
+  ev.device = device;
+  ev.line = line.number;
+  ev.end_line = line.number;
+  ev.offset = line.offset;
+  ev.rank = line.rank;
+  ev.time_ms = line.time_ms;
+  return ev;
+}
+
+LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, std::optional<std::uint64_t> bytes) {
+  LogFinding f;
+  f.kind = kind;
+  f.line = line.number;
+  f.offset = line.offset;
+  f.rank = line.rank;
+  f.time_ms = line.time_ms;
+  f.text = capped(line.text);
+  f.detail = std::move(detail);
+  f.bytes = bytes;
+  return f;
+}
+
+// §7 / §1.5: the lines C10_CUDA_CHECK appends (hipified on ROCm); 2.x adds the
+// "Search for `cudaError…'" help line first; 1.13 ends the hint with a period.
+bool is_c10_suffix(std::string_view text) {
+  static const RE2 re(
+      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
+      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
+      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
+      RE2::Latin1);
+  return RE2::PartialMatch(head(text), re);
+}
+
+// Last line of the C10 suffix after `at` (`at` when there is none).
+std::size_t c10_suffix_end(const Region& region, std::size_t at, bool& seen) {
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kSuffixLines; ++n) {
+    auto next = next_line_of(region, last, region.lines[at].rank);
+    if (!next || !is_c10_suffix(region.lines[*next].text)) break;
+    last = *next;
+    seen = true;
+  }
+  return last;
+}
+
+// PyTorch's wording, not the library's: the C10 suffix (sometimes flattened
+// onto the message line), a torch exception, cuBLAS's handle-creation call,
+// AT_CUDNN_CHECK's "cuDNN error:", C10_CUDA_DRIVER_CHECK's "CUDA driver
+// error:", THC.
+Framework framework_of(std::string_view text, std::string_view exception, bool c10_suffix) {
+  auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
+  if (c10_suffix || exception.find("torch") != std::string_view::npos || has("torch/") || has("TORCH_USE_") ||
+      has("kernel errors might be asynchronously reported") || has("cublasCreate(handle)") ||
+      has("cublasLtCreate(") || has("cuDNN error:") || has("CUDA driver error:") || has("THC"))
+    return Framework::pytorch;
+  if (has("tensorflow")) return Framework::tensorflow;
+  if (exception.find("jax") != std::string_view::npos || has("jaxlib")) return Framework::jax;
+  return Framework::unknown;
+}
+
+// "RuntimeError: ..." before the phrase, else a leading "pkg.SomeError:" (numba
+// and CuPy put the driver's code after other words).
+std::string exception_on(std::string_view line, std::size_t phrase_pos) {
+  std::string name = exception_before(line, phrase_pos);
+  if (!name.empty()) return name;
+  static const RE2 leading(R"(^\s*([A-Za-z_][\w.]*(?:Error|Exception)):\s)", RE2::Latin1);
+  StringPiece found;
+  if (RE2::PartialMatch(head(line), leading, &found)) return std::string(view(found));
+  return {};
+}
+
+// Fills an event's text fields from the phrase at `pos` and appends it.
+std::size_t emit(const Region& region, std::size_t at, std::size_t pos, std::size_t last, OomEvent ev,
+                 bool c10_suffix, Parsed& out) {
+  const Line& line = region.lines[at];
+  std::string_view text(line.text);
+  ev.exception = exception_on(text, pos);
+  ev.framework = framework_of(text, ev.exception, c10_suffix);
+  ev.message = capped(text.substr(pos));
+  ev.end_line = region.lines[last].number;
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+std::size_t pos_of(std::string_view text, StringPiece found) {
+  return static_cast<std::size_t>(found.data() - text.data());
+}
+
+// §6.2: "failed to allocate {x}G ({N} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY";
+// and its host twin for pinned memory, "failed to alloc {N} bytes on host".
+std::optional<std::size_t> stream_executor_note(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 device(
+      R"(failed to allocate (\S+) \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory))",
+      RE2::Latin1);
+  static const RE2 host(R"(failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY)", RE2::Latin1);
+  const Line& line = region.lines[at];
+  StringPiece shown, bytes;
+  if (RE2::PartialMatch(line.text, device, &shown, &bytes)) {
+    out.findings.push_back(finding_at(
+        line, FindingKind::allocator_pressure,
+        fmt::format("stream_executor could not allocate {} from the device; TF/XLA's BFC allocator usually "
+                    "retries and succeeds, so this alone is not an OOM",
+                    view(shown)),
+        to_u64(view(bytes))));
+    return at;
+  }
+  if (RE2::PartialMatch(line.text, host, &bytes)) {
+    out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
+                                      "stream_executor could not allocate pinned host memory", to_u64(view(bytes))));
+    return at;
+  }
+  return std::nullopt;
+}
+
+// NCCL's CUDACHECK: WARN("Cuda failure '%s'") and newer "Cuda failure %d '%s'" (§7);
+// RCCL says HIP.
+bool says_cuda_oom(std::string_view text) {
+  static const RE2 re(R"((?i)(?:cuda|hip) failure (?:\d+ |\w+: )?'?out of memory|CUDA_ERROR_OUT_OF_MEMORY)",
+                      RE2::Latin1);
+  return RE2::PartialMatch(text, re);
+}
+
+// "host:pid:tid [cudaDev] file:line NCCL WARN Cuda failure 'out of memory'".
+bool is_nccl_warn_oom(std::string_view text, std::optional<int>* gpu) {
+  static const RE2 warn(R"(NCCL WARN)", RE2::Latin1);
+  static const RE2 dev(R"(\[(\d{1,4})\]\s+(?:\S+:\d+\s+)?NCCL WARN)", RE2::Latin1);
+  if (!RE2::PartialMatch(text, warn) || !says_cuda_oom(text)) return false;
+  int d = 0;
+  if (gpu && RE2::PartialMatch(text, dev, &d)) *gpu = d;
+  return true;
+}
+
+Device nccl_device(std::string_view text) {
+  static const RE2 hip(R"((?i)hip failure|rccl)", RE2::Latin1);
+  return RE2::PartialMatch(text, hip) ? Device::hip : Device::cuda;
+}
+
+std::optional<std::size_t> nccl_warn(const Region& region, std::size_t at, Parsed& out) {
+  const Line& line = region.lines[at];
+  std::optional<int> gpu;
+  if (!is_nccl_warn_oom(line.text, &gpu)) return std::nullopt;
+  OomEvent ev = event_at(line, OomFamily::nccl, nccl_device(line.text));
+  ev.gpu = gpu;
+  std::size_t pos = line.text.find("NCCL WARN");
+  return emit(region, at, pos, at, std::move(ev), false, out);
+}
+
+// §7: "NCCL error in: {file}:{line}, unhandled cuda error ..., NCCL version {v}"
+// then "ncclUnhandledCudaError: Call to CUDA function failed." and "Last
+// error:\n{text}". Only an OOM when NCCL says the CUDA failure was "out of
+// memory": on this line, in the lines that follow, or in an NCCL WARN just before.
+const RE2& nccl_unhandled_re() {
+  static const RE2 re(R"((?i)((?:NCCL error in: .*?)?unhandled cuda error))", RE2::Latin1);
+  return re;
+}
+
+std::optional<std::size_t> nccl_unhandled(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 continuation(R"(^\s*(?:ncclUnhandledCudaError|Last error:))", RE2::Latin1);
+  const Line& line = region.lines[at];
+  StringPiece found;
+  if (!RE2::PartialMatch(line.text, nccl_unhandled_re(), &found)) return std::nullopt;
+
+  bool evidence = says_cuda_oom(line.text);
+  std::optional<int> gpu;
+  std::size_t last = at;
+  bool contiguous = true, after_last_error = false;
+  std::size_t cursor = at;
+  for (std::size_t n = 0; n < kNcclLookahead && !evidence; ++n) {
+    auto next = next_line_of(region, cursor, line.rank);
+    if (!next) break;
+    cursor = *next;
+    std::string_view text = head(region.lines[cursor].text);
+    bool ours = RE2::PartialMatch(text, continuation);
+    if (contiguous && (ours || after_last_error)) {
+      last = cursor;  // part of the exception's own text
+      after_last_error = text.find("Last error:") != std::string_view::npos;
+    } else {
+      contiguous = false;  // still look a few lines on, but leave them to other parsers
+    }
+    if (says_cuda_oom(text)) {
+      evidence = true;
+      is_nccl_warn_oom(text, &gpu);
+    }
+  }
+  for (std::size_t k = 0; !evidence && k < kNcclLookbehind && k < at; ++k) {
+    const Line& before = region.lines[at - 1 - k];
+    if (before.rank && before.rank != line.rank) continue;
+    evidence = is_nccl_warn_oom(before.text, &gpu);
+  }
+  if (!evidence) return std::nullopt;  // a CUDA failure of another kind: not ours to call an OOM
+
+  OomEvent ev = event_at(line, OomFamily::nccl, nccl_device(line.text));
+  ev.gpu = gpu;
+  return emit(region, at, pos_of(line.text, found), last, std::move(ev), false, out);
+}
+
+// One line plus, for PyTorch's checks, the C10 suffix.
+std::optional<std::size_t> single_line(const Region& region, std::size_t at, Parsed& out) {
+  // §7 cuBLAS/cuDNN, §1.4 workspace, §7/§1.5 runtime+driver checks, §1.8 THC,
+  // then the driver/runtime codes as other libraries print them (numba, CuPy).
+  static const RE2 cublas(R"(((?:(?:CUDA|HIP) error: )?(CU|HIP)BLAS_STATUS_ALLOC_FAILED))", RE2::Latin1);
+  static const RE2 cudnn(R"(((?:cuDNN error: )?CUDNN_STATUS_ALLOC_FAILED|Not enough memory for workspace!))",
+                         RE2::Latin1);
+  static const RE2 runtime(R"(\b((CUDA|HIP) (?:driver )?error: out of memory))", RE2::Latin1);
+  static const RE2 thc(R"(((cuda) runtime error \(2\) : out of memory))", RE2::Latin1);
+  static const RE2 codes(R"(\b((CUDA)_ERROR_OUT_OF_MEMORY|(cuda)ErrorMemoryAllocation|(hip)ErrorOutOfMemory)\b)",
+                         RE2::Latin1);
+  const Line& line = region.lines[at];
+  if (is_c10_suffix(line.text)) return std::nullopt;  // "Search for `cudaErrorMemoryAllocation'..." is a suffix
+
+  StringPiece found, vendor, vendor2, vendor3;
+  OomFamily family;
+  if (RE2::PartialMatch(line.text, cublas, &found, &vendor)) family = OomFamily::cublas;
+  else if (RE2::PartialMatch(line.text, cudnn, &found)) family = OomFamily::cudnn;
+  else if (RE2::PartialMatch(line.text, runtime, &found, &vendor)) family = OomFamily::cuda_runtime;
+  else if (RE2::PartialMatch(line.text, thc, &found, &vendor)) family = OomFamily::cuda_runtime;
+  else if (RE2::PartialMatch(line.text, codes, &found, &vendor, &vendor2, &vendor3)) {
+    family = OomFamily::cuda_runtime;
+    if (vendor.empty()) vendor = vendor2.empty() ? vendor3 : vendor2;
+  } else {
+    return std::nullopt;
+  }
+  bool hip = !vendor.empty() && (vendor[0] == 'H' || vendor[0] == 'h');
+  bool suffix = false;
+  std::size_t last = c10_suffix_end(region, at, suffix);
+  OomEvent ev = event_at(line, family, hip ? Device::hip : Device::cuda);
+  return emit(region, at, pos_of(line.text, found), last, std::move(ev), suffix, out);
+}
+
+}  // namespace
+
+std::optional<std::size_t> parse_cuda_library(const Region& region, std::size_t at, Parsed& out) {
+  if (at >= region.lines.size()) return std::nullopt;
+  if (auto last = stream_executor_note(region, at, out)) return last;
+  // An "unhandled cuda error" without OOM evidence is no OOM, and nothing else here.
+  if (RE2::PartialMatch(region.lines[at].text, nccl_unhandled_re())) return nccl_unhandled(region, at, out);
+  if (auto last = nccl_warn(region, at, out)) return last;
+  return single_line(region, at, out);
+}
+
+}  // namespace oomlens::analyzer::parse

@@ -1,0 +1,214 @@
+// Messages that look like a GPU OOM, or sit where one would, and are not one.
+// Each becomes a finding, never an OomEvent, so that a host OOM kill or an
+// illegal memory access is not "fixed" with allocator settings:
+//
+//   host_oom_kill      kernel "Out of memory: Killed process {pid} ({name})", "oom-kill:",
+//                      oom_kill_process, Kubernetes OOMKilled, Slurm "oom-kill event(s)",
+//                      bash's "Killed" after SIGKILL
+//   dataloader_killed  "DataLoader worker (pid {n}) is killed by signal: {sig}.",
+//                      "DataLoader worker (pid(s) ...) exited unexpectedly", bus errors from /dev/shm
+//   cpu_alloc_failure  DefaultCPUAllocator, std::bad_alloc, Python MemoryError, numpy, ENOMEM
+//   not_memory_error   illegal memory access, device-side assert, misaligned address (§7: the
+//                      same C10_CUDA_CHECK form as "CUDA error: out of memory")
+//
+// The plain word "memory" in prose ("memory usage 30%") is none of these, and
+// neither is "Killed" inside a sentence ("Killed 3 zombie workers"): only the
+// forms the kernel, bash, Slurm and Kubernetes print count.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "analyzer/parse/common.hpp"
+#include "analyzer/parse/parser.hpp"
+#include "analyzer/size.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+using re2::StringPiece;
+
+constexpr std::size_t kHeadBytes = 512;
+constexpr std::size_t kSuffixLines = 6;
+
+std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
+
+std::optional<std::uint64_t> to_u64(std::string_view digits) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
+  return v;
+}
+
+// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
+std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
+  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
+    if (region.lines[j].rank == rank) return j;
+    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The C10_CUDA_CHECK suffix (§7, as in cuda_library.cpp). Consumed so that its
+// "...to enable device-side assertions." line is not read as an assert.
+std::size_t c10_suffix_end(const Region& region, std::size_t at) {
+  static const RE2 suffix(
+      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
+      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
+      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
+      RE2::Latin1);
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kSuffixLines; ++n) {
+    auto next = next_line_of(region, last, region.lines[at].rank);
+    if (!next || !RE2::PartialMatch(std::string_view(region.lines[*next].text).substr(0, kHeadBytes), suffix)) break;
+    last = *next;
+  }
+  return last;
+}
+
+struct Found {
+  FindingKind kind;
+  std::string detail;
+  std::optional<std::uint64_t> bytes;
+  bool c10_suffix = false;  // followed by the C10_CUDA_CHECK suffix lines
+};
+
+std::optional<Found> not_memory_error(std::string_view text) {
+  static const RE2 illegal(R"((?i)an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS)", RE2::Latin1);
+  static const RE2 assert_(R"(device-side assert triggered)", RE2::Latin1);
+  static const RE2 misaligned(R"((?i)\bmisaligned address\b)", RE2::Latin1);
+  static const RE2 rocm_fault(R"(Memory access fault by GPU node)", RE2::Latin1);
+  if (RE2::PartialMatch(text, illegal))
+    return Found{FindingKind::not_memory_error,
+                 "illegal memory access: a kernel read or wrote outside its buffers (a bug or corrupted state), "
+                 "not an out-of-memory",
+                 std::nullopt, true};
+  if (RE2::PartialMatch(text, assert_))
+    return Found{FindingKind::not_memory_error,
+                 "device-side assert triggered (often an index out of range), not an out-of-memory", std::nullopt,
+                 true};
+  if (RE2::PartialMatch(text, misaligned))
+    return Found{FindingKind::not_memory_error, "misaligned address: a kernel bug, not an out-of-memory",
+                 std::nullopt, true};
+  if (RE2::PartialMatch(text, rocm_fault))
+    return Found{FindingKind::not_memory_error,
+                 "GPU memory access fault (ROCm's illegal memory access), not an out-of-memory", std::nullopt};
+  return std::nullopt;
+}
+
+std::optional<Found> cpu_alloc_failure(std::string_view text) {
+  static const RE2 default_cpu(
+      R"(DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (\d+) bytes)",
+      RE2::Latin1);
+  static const RE2 numpy(R"(Unable to allocate ([0-9.]+\s*[KMGTPE]?i?B) for an array with shape)", RE2::Latin1);
+  static const RE2 bad_alloc(R"(std::bad_alloc)", RE2::Latin1);
+  // Python's own exception, not torch.OutOfMemoryError or numpy's _ArrayMemoryError.
+  static const RE2 memory_error(R"((?:^|[^\w.])MemoryError(?::|\s*$))", RE2::Latin1);
+  static const RE2 enomem(R"(\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(errno 12\))", RE2::Latin1);
+  StringPiece n;
+  if (RE2::PartialMatch(text, default_cpu, &n))
+    return Found{FindingKind::cpu_alloc_failure, "PyTorch's CPU allocator could not allocate host memory",
+                 to_u64(view(n))};
+  if (RE2::PartialMatch(text, numpy, &n))
+    return Found{FindingKind::cpu_alloc_failure, "numpy could not allocate host memory", parse_size(view(n))};
+  if (RE2::PartialMatch(text, bad_alloc))
+    return Found{FindingKind::cpu_alloc_failure, "C++ std::bad_alloc: a host allocation failed", std::nullopt};
+  if (RE2::PartialMatch(text, enomem))
+    return Found{FindingKind::cpu_alloc_failure, "ENOMEM: the host could not allocate memory", std::nullopt};
+  if (RE2::PartialMatch(text, memory_error))
+    return Found{FindingKind::cpu_alloc_failure, "Python MemoryError: a host allocation failed", std::nullopt};
+  return std::nullopt;
+}
+
+std::optional<Found> dataloader_killed(std::string_view text) {
+  static const RE2 by_signal(R"(DataLoader worker \(pid (\d+)\) is killed by signal: ([^.]{1,64}))", RE2::Latin1);
+  static const RE2 exited(R"(DataLoader worker \(pid\(s\) ([^)]{0,256})\) exited unexpectedly)", RE2::Latin1);
+  static const RE2 shm(R"(Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory)",
+                       RE2::Latin1);
+  StringPiece pid, sig;
+  if (RE2::PartialMatch(text, by_signal, &pid, &sig))
+    return Found{FindingKind::dataloader_killed,
+                 fmt::format("DataLoader worker pid {} killed by signal: {}", view(pid), view(sig)), std::nullopt};
+  if (RE2::PartialMatch(text, exited, &pid))
+    return Found{FindingKind::dataloader_killed, fmt::format("DataLoader worker(s) pid {} exited unexpectedly", view(pid)),
+                 std::nullopt};
+  if (RE2::PartialMatch(text, shm))
+    return Found{FindingKind::dataloader_killed, "DataLoader worker bus error: insufficient shared memory (/dev/shm)",
+                 std::nullopt};
+  return std::nullopt;
+}
+
+std::optional<Found> host_oom_kill(std::string_view text) {
+  // Kernel: "Out of memory: Killed process 4242 (python) total-vm:...kB, anon-rss:...kB, ..."
+  // (older: "Kill process ... or sacrifice child"; cgroups: "Memory cgroup out of memory: ...").
+  static const RE2 kernel(R"((?:Out of memory|out of memory): Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
+  static const RE2 killed_process(R"(^\s*Killed process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
+  static const RE2 anon_rss(R"(anon-rss:\s*(\d+)kB)", RE2::Latin1);
+  static const RE2 oom_kill(R"(oom-kill:.*?\btask=([^,\s]*).*?\bpid=(\d+)|invoked oom-killer|oom_kill_process|oom-kill event|oom-kill:)",
+                            RE2::Latin1);
+  static const RE2 k8s(R"((?i)\bOOMKilled\b)", RE2::Latin1);
+  // bash: "Killed" alone, "./run.sh: line 12: 4242 Killed   python train.py",
+  // "[1]+  Killed   python ..."; srun: "srun: error: node1: task 0: Killed".
+  static const RE2 bash(R"(^\s*(?:Killed|.*: line \d+:\s+(\d+) Killed\b.*|\[\d+\][+-]?\s+Killed\b.*|srun: error: .*: tasks? [\d,-]+: Killed)\s*$)",
+                        RE2::Latin1);
+  StringPiece pid, name;
+  if (RE2::PartialMatch(text, kernel, &pid, &name) || RE2::PartialMatch(text, killed_process, &pid, &name)) {
+    Found f{FindingKind::host_oom_kill,
+            fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory", view(pid), view(name)),
+            std::nullopt};
+    StringPiece kb;
+    if (RE2::PartialMatch(text, anon_rss, &kb)) {
+      auto k = to_u64(view(kb));
+      if (k && *k <= UINT64_MAX / 1024) f.bytes = *k * 1024;  // the victim's resident memory
+    }
+    return f;
+  }
+  StringPiece task;
+  if (RE2::PartialMatch(text, oom_kill, &task, &pid))
+    return Found{FindingKind::host_oom_kill,
+                 pid.empty() ? std::string("the kernel's OOM killer ran: host RAM, not GPU memory")
+                             : fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory",
+                                           view(pid), view(task)),
+                 std::nullopt};
+  if (RE2::PartialMatch(text, k8s))
+    return Found{FindingKind::host_oom_kill,
+                 "Kubernetes OOMKilled: the container exceeded its memory limit (host RAM, not GPU memory)",
+                 std::nullopt};
+  if (RE2::PartialMatch(text, bash, &pid))
+    return Found{FindingKind::host_oom_kill,
+                 "the process was killed with SIGKILL (\"Killed\"), most often by the host's OOM killer", std::nullopt};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at, Parsed& out) {
+  if (at >= region.lines.size()) return std::nullopt;
+  const Line& line = region.lines[at];
+  std::string_view text(line.text);
+  std::optional<Found> found = not_memory_error(text);
+  if (!found) found = dataloader_killed(text);
+  if (!found) found = cpu_alloc_failure(text);
+  if (!found) found = host_oom_kill(text);
+  if (!found) return std::nullopt;
+
+  LogFinding f;
+  f.kind = found->kind;
+  f.line = line.number;
+  f.offset = line.offset;
+  f.rank = line.rank;
+  f.time_ms = line.time_ms;
+  f.text = capped(line.text);
+  f.detail = std::move(found->detail);
+  f.bytes = found->bytes;
+  out.findings.push_back(std::move(f));
+  return found->c10_suffix ? c10_suffix_end(region, at) : at;
+}
+
+}  // namespace oomlens::analyzer::parse

@@ -1,0 +1,321 @@
+// The PyTorch caching-allocator OOM, "(CUDA|HIP|XPU) out of memory. Tried to
+// allocate ...": every era of allocator-facts §1.3 (A–I), the 1EB request of
+// §1.4, the hipified text of §1.5 and the XPU texts of §1.7.
+//
+// Each number is pulled out by its own small pattern rather than one regex per
+// era, so a message cut short (2.3's NUL, a log wrapper) or hard-wrapped by a
+// terminal still yields the numbers it does show. Patterns allow \s* between
+// tokens because wrapped lines are joined without a separator.
+#include <re2/re2.h>
+
+#include <charconv>
+#include <functional>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analyzer/parse/common.hpp"
+#include "analyzer/parse/parser.hpp"
+#include "analyzer/size.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+// The longest message (era H with a few process lines) wraps to a handful of
+// lines even at 80 columns; 12 leaves room for interleaved ranks.
+constexpr std::size_t kMaxLines = 12;
+// "Tried to allocate more than 1EB memory." (§1.4) states a lower bound only.
+constexpr std::uint64_t kOneExabyte = std::uint64_t{1} << 60;
+// Enough for any real NVML listing; bounds what hostile text can make us hold.
+constexpr std::size_t kMaxProcesses = 256;
+
+std::string sized(const char* before, const char* after = "") {
+  return std::string(before) + kSizePattern + after;
+}
+
+// §1.3 "Parser guidance": the anchor, with the device prefix optional (the
+// device-generic "Out of memory. Tried to allocate" of Era I).
+const RE2& anchor_re() {
+  static const RE2 re(R"(((CUDA|HIP|XPU)\s*)?[Oo]ut\s*of\s*memory\.\s*Tried\s*to\s*allocate)");
+  return re;
+}
+// Cheap test on the first line before joining: the anchor must start there.
+const RE2& first_line_re() {
+  static const RE2 re(R"(CUDA|HIP|XPU|[Oo]ut\s*of)");
+  return re;
+}
+
+// Text that ends the message in every era where it appears: A's "cached)",
+// C/D's "... Memory Management and PYTORCH_CUDA_ALLOC_CONF", E–I's URL, the
+// XPU tail (§1.7) and the 1EB message (§1.4).
+const RE2& terminal_re() {
+  static const RE2 re(
+      R"(cached\s*\)|Management\s*and\s*PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF|environment-variables\s*\))"
+      R"(|unoccupied\s*cached\s*memory\s*\.|more\s*than\s*1EB\s*memory)");
+  return re;
+}
+// Places where a message may end or go on: B ends at "PyTorch)" where C goes
+// on with a hint; a future hint-less message (PR#173051, §1.3 Era I) ends at
+// "unallocated."; 2.3 truncates after "GPU " (Era F). Which one it is shows
+// only on the next line (see continues_on_next_line).
+const RE2& optional_end_re() {
+  static const RE2 re(sized(R"((?:reserved\s*in\s*total\s*by\s*PyTorch\s*\)|but\s*unallocated\s*\.|more\s*than\s*1EB)"
+                            R"(|Tried\s*to\s*allocate\s*)",
+                            R"(\s*\.\s*GPU)[\s\x00-\x1f]*$)"));
+  return re;
+}
+// What the next line starts with when it continues one of those endings.
+const RE2& continuation_re() {
+  static const RE2 re(R"(^[\s\x00-\x1f]*(?:If\s*reserved|Please\s*use|[0-9]*\s*has\s*a\s*total|memory\s*\.))");
+  return re;
+}
+
+const RE2& requested_re() { static const RE2 re(sized(R"(Tried\s*to\s*allocate\s*)")); return re; }
+const RE2& one_exabyte_re() { static const RE2 re(R"(Tried\s*to\s*allocate\s*more\s*than\s*1EB)"); return re; }
+const RE2& gpu_digits_re() { static const RE2 re(R"(GPU\s*([0-9]+)\s*(?:has|;))"); return re; }
+// 2.3 streamed an int8 device index as a char: device n>0 prints byte n (§1.3 Era F).
+const RE2& gpu_char_re() { static const RE2 re(R"(GPU ?([\x01-\x1f]) ?has)"); return re; }
+// Era F: the message stops right after "GPU " (device 0's NUL ended the C string).
+const RE2& truncated_re() {
+  static const RE2 re(sized(R"(Tried\s*to\s*allocate\s*)", R"(\s*\.\s*GPU ?([\x00-\x1f])?[\s\x00-\x1f]*$)"));
+  return re;
+}
+// Eras D–I and XPU "total capacity of T" (2.1's "capacty" typo); eras A–C "T total capacity".
+const RE2& total_new_re() { static const RE2 re(sized(R"(total\s*capaci?ty\s*of\s*)")); return re; }
+const RE2& total_old_re() { static const RE2 re(sized("", R"(\s*total\s*capacity)")); return re; }
+const RE2& free_new_re() { static const RE2 re(sized(R"(of\s*which\s*)", R"(\s*is\s*free)")); return re; }
+const RE2& free_old_re() { static const RE2 re(sized("", R"(\s*free\s*;)")); return re; }
+const RE2& allowed_re() { static const RE2 re(sized("", R"(\s*allowed\s*;)")); return re; }
+// New format (D–I, XPU): A, PP (G onward), U.
+const RE2& by_pytorch_re() {
+  static const RE2 re(sized(R"(Of\s*the\s*allocated\s*memory\s*)", R"(\s*is\s*allocated\s*by\s*PyTorch)"));
+  return re;
+}
+const RE2& private_pools_re() { static const RE2 re(sized(R"(with\s*)", R"(\s*allocated\s*in\s*private\s*pools)")); return re; }
+const RE2& unallocated_re() {
+  static const RE2 re(sized("", R"(\s*is\s*reserved\s*by\s*PyTorch\s*but\s*unallocated)"));
+  return re;
+}
+// Old format: B/C "already allocated" and "reserved in total", A "cached".
+const RE2& already_allocated_re() { static const RE2 re(sized("", R"(\s*already\s*allocated)")); return re; }
+const RE2& reserved_total_re() { static const RE2 re(sized("", R"(\s*reserved\s*in\s*total\s*by\s*PyTorch)")); return re; }
+const RE2& cached_re() { static const RE2 re(sized("", R"(\s*cached\s*\))")); return re; }
+// NVML process lines (D onward).
+const RE2& self_process_re() {
+  static const RE2 re(sized(R"(this\s*process\s*has\s*)", R"(\s*memory\s*in\s*use)"));
+  return re;
+}
+const RE2& other_process_re() {
+  static const RE2 re(sized(R"(Process\s*([0-9]+)\s*has\s*)", R"(\s*memory\s*in\s*use)"));
+  return re;
+}
+// Era E–I hint, any of the three variable names (§1.3, §1.5).
+const RE2& expandable_hint_re() {
+  static const RE2 re(R"(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF\s*=\s*expandable_segments)");
+  return re;
+}
+
+std::string_view view(re2::StringPiece p) { return {p.data(), p.size()}; }
+
+std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
+  re2::StringPiece size;
+  if (!RE2::PartialMatch(text, re, &size)) return std::nullopt;
+  return parse_size(view(size));
+}
+
+template <typename Int>
+std::optional<Int> integer(std::string_view digits) {
+  Int value{};
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+std::uint64_t saturating_sub(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
+
+// The end of a joined text, where the optional ends are looked for.
+std::string_view tail(std::string_view text) {
+  constexpr std::size_t kTail = 512;
+  return text.substr(text.size() > kTail ? text.size() - kTail : 0);
+}
+
+// True once the joined text holds a whole message. Scans only what was added
+// since the last call (plus an overlap for a marker split by the join), so a
+// long wrapped line is not rescanned per joined line.
+struct MessageComplete {
+  std::size_t must_exceed = 0;  // set when the next line was found to continue an optional end
+  std::size_t scanned = 0;
+  bool operator()(std::string_view text) {
+    if (text.size() <= must_exceed) return false;
+    constexpr std::size_t kOverlap = 256;
+    std::size_t from = scanned > kOverlap ? scanned - kOverlap : 0;
+    scanned = text.size();
+    return RE2::PartialMatch(text.substr(from), terminal_re()) || RE2::PartialMatch(tail(text), optional_end_re());
+  }
+};
+
+// Whether the next line of the same rank (after `last`) carries on a message
+// that stopped at an optional end.
+bool continues_on_next_line(const Region& region, std::size_t at, std::size_t last) {
+  const auto& rank = region.lines[at].rank;
+  for (std::size_t i = last + 1; i < region.lines.size() && i - at < kMaxLines; ++i) {
+    if (region.lines[i].rank != rank) continue;
+    return RE2::PartialMatch(region.lines[i].text, continuation_re());
+  }
+  return false;
+}
+
+// A line that begins something else: another OOM or exception. No wrapped
+// piece of an allocator message contains either, so a message cut short by a
+// log wrapper does not swallow the next error while it is being joined.
+const RE2& another_message_re() {
+  static const RE2 re(R"([Oo]ut\s*of\s*memory|[A-Za-z]Error\s*:)");
+  return re;
+}
+
+// Gives back the joined lines from the first one that begins another message.
+void cut_at_another_message(const Region& region, std::size_t at, std::string& text, std::size_t& last) {
+  std::size_t offset = region.lines[at].text.size(), previous = at;
+  for (std::size_t i = at + 1; i <= last; ++i) {
+    const Line& line = region.lines[i];
+    if (line.rank != region.lines[at].rank) continue;  // not joined
+    if (RE2::PartialMatch(line.text, another_message_re())) {
+      text.resize(offset);
+      last = previous;
+      return;
+    }
+    offset += line.text.size();
+    previous = i;
+  }
+}
+
+// The text from line `at` on, joined across wrapped lines: messages are one
+// line in source, breaks in logs come from terminals (§1.3 parser guidance).
+std::string join_message(const Region& region, std::size_t at, std::size_t& last) {
+  MessageComplete complete;
+  std::string text;
+  for (int round = 0; round < 4; ++round) {
+    text = joined_message(region, at, kMaxLines, std::ref(complete), &last);
+    if (!RE2::PartialMatch(tail(text), optional_end_re()) || !continues_on_next_line(region, at, last)) break;
+    complete.must_exceed = text.size();
+  }
+  cut_at_another_message(region, at, text, last);
+  return text;
+}
+
+Device device_of(std::string_view prefix) {
+  if (prefix == "CUDA") return Device::cuda;
+  if (prefix == "HIP") return Device::hip;
+  if (prefix == "XPU") return Device::xpu;
+  return Device::unknown;
+}
+
+std::string without_trailing_controls(std::string_view text) {
+  while (!text.empty() && static_cast<unsigned char>(text.back()) <= ' ') text.remove_suffix(1);
+  return std::string(text);
+}
+
+void read_device_index(std::string_view msg, OomEvent& ev) {
+  re2::StringPiece index;
+  if (RE2::PartialMatch(msg, gpu_digits_re(), &index)) {
+    ev.gpu = integer<int>(view(index));
+  } else if (RE2::PartialMatch(msg, gpu_char_re(), &index)) {
+    ev.gpu = static_cast<int>(static_cast<unsigned char>(index[0]));
+  }
+  re2::StringPiece size, control;
+  if (RE2::PartialMatch(msg, truncated_re(), &size, &control)) {
+    ev.truncated = true;
+    // Only device 0's NUL ends the message at "GPU "; device n prints byte n.
+    if (!ev.gpu) ev.gpu = control.empty() ? 0 : static_cast<int>(static_cast<unsigned char>(control[0]));
+  }
+}
+
+void read_processes(std::string_view msg, MemoryNumbers& n) {
+  if (auto self = size_of(msg, self_process_re()); self && *self > 0) n.process_in_use = self;
+  re2::StringPiece rest(msg.data(), msg.size()), pid, size;
+  while (n.other_processes.size() < kMaxProcesses && RE2::FindAndConsume(&rest, other_process_re(), &pid, &size)) {
+    auto id = integer<std::uint64_t>(view(pid));
+    auto bytes = parse_size(view(size));
+    if (id && bytes) n.other_processes.push_back({*id, *bytes});
+  }
+}
+
+// §2: what each era's numbers mean, mapped onto one set of fields.
+void read_accounting(std::string_view msg, MemoryNumbers& n) {
+  auto by_pytorch = size_of(msg, by_pytorch_re());
+  auto unallocated = size_of(msg, unallocated_re());
+  if (by_pytorch || unallocated) {
+    // D–I: A includes private pools (PP), U excludes them; A + U = reserved.
+    auto pools = size_of(msg, private_pools_re());
+    n.private_pools = pools;
+    if (by_pytorch) n.allocated = saturating_sub(*by_pytorch, pools.value_or(0));
+    if (by_pytorch && unallocated) n.reserved = saturating_add(*by_pytorch, *unallocated);
+    n.reserved_unallocated = unallocated;
+    return;
+  }
+  n.allocated = size_of(msg, already_allocated_re());
+  if (auto reserved = size_of(msg, reserved_total_re())) {  // B/C: total reserved
+    n.reserved = reserved;
+    if (n.allocated) n.reserved_unallocated = saturating_sub(*reserved, *n.allocated);
+  } else if (auto cached = size_of(msg, cached_re())) {  // A: "cached" is reserved - allocated
+    n.reserved_unallocated = cached;
+    if (n.allocated) n.reserved = saturating_add(*n.allocated, *cached);
+  }
+}
+
+void read_numbers(std::string_view msg, OomEvent& ev) {
+  MemoryNumbers& n = ev.numbers;
+  n.requested = size_of(msg, requested_re());
+  if (!n.requested && RE2::PartialMatch(msg, one_exabyte_re())) n.requested = kOneExabyte;
+  n.total = size_of(msg, total_new_re());
+  if (!n.total) n.total = size_of(msg, total_old_re());
+  n.free = size_of(msg, free_new_re());
+  if (!n.free) n.free = size_of(msg, free_old_re());
+  if (auto allowed = size_of(msg, allowed_re())) {
+    if (*allowed >= kPlaceholderSize) ev.placeholder_limit = true;
+    else n.limit = allowed;
+  }
+  read_accounting(msg, n);
+  read_processes(msg, n);
+  if (n.process_in_use && n.reserved && *n.process_in_use >= *n.reserved) {
+    n.non_pytorch = *n.process_in_use - *n.reserved;
+  }
+}
+
+}  // namespace
+
+std::optional<std::size_t> parse_pytorch_allocator(const Region& region, std::size_t at, Parsed& out) {
+  if (at >= region.lines.size()) return std::nullopt;
+  const Line& first = region.lines[at];
+  if (!RE2::PartialMatch(first.text, first_line_re())) return std::nullopt;
+
+  std::size_t last = at;
+  std::string text = join_message(region, at, last);
+
+  re2::StringPiece match[3];
+  if (!anchor_re().Match(text, 0, text.size(), RE2::UNANCHORED, match, 3)) return std::nullopt;
+  std::size_t start = static_cast<std::size_t>(match[0].data() - text.data());
+  if (start >= first.text.size()) return std::nullopt;  // the anchor belongs to a later line
+  std::string_view msg = std::string_view(text).substr(start);
+
+  OomEvent ev;
+  ev.family = OomFamily::pytorch_allocator;
+  ev.framework = Framework::pytorch;
+  ev.device = device_of(view(match[2]));
+  ev.line = first.number;
+  ev.offset = first.offset;
+  ev.rank = first.rank;
+  ev.time_ms = first.time_ms;
+  ev.end_line = region.lines[last].number;
+  ev.exception = exception_before(first.text, start);
+  ev.message = capped(without_trailing_controls(msg));
+  read_device_index(msg, ev);
+  read_numbers(msg, ev);
+  ev.expandable_hint = RE2::PartialMatch(msg, expandable_hint_re());
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+}  // namespace oomlens::analyzer::parse

@@ -1,0 +1,311 @@
+// TensorFlow's OOMs (allocator-facts §6.2): the op-level error
+//
+//   OOM when allocating tensor with shape{shape} and type {dtype} on {device} by allocator {allocator}
+//
+// (after "ResourceExhaustedError:", "Resource exhausted:" or "RESOURCE_EXHAUSTED:"),
+// and the BFC allocator's warning, old and new wordings:
+//
+//   Allocator ({name}) ran out of memory trying to allocate {hr} (rounded to {N})requested by op {op}
+//   Allocator ({name}) ran out of memory trying to allocate {hr} (rounded to {N}) from the {end} end requested by op {op}
+//
+// followed by "Current allocation summary follows." and a dump ending in a
+// "Stats:" block, consumed here. One failure usually prints both the warning
+// and the error: both are events, the incident grouping merges them.
+//
+// The BFC summary is TSL's, so JAX prints it too: its source path tells which.
+// The "... with freed_by_count=0. The caller indicates that this is not a
+// failure ..." variant is a warning (allocator_pressure), and a tensor that did
+// not fit in host memory (device CPU, host allocators) is a cpu_alloc_failure.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "analyzer/parse/common.hpp"
+#include "analyzer/parse/parser.hpp"
+#include "analyzer/size.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+using re2::StringPiece;
+
+constexpr std::size_t kHeadBytes = 512;     // continuation lines are judged by their start
+constexpr std::size_t kTrailerLines = 8;    // "[[{{node ...}}]]", "Hint: ...", "[Op:...]"
+constexpr std::size_t kDumpLines = 4096;    // the BFC dump lists every chunk; keep bounded
+
+std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
+std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
+
+std::optional<std::uint64_t> to_u64(std::string_view digits) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
+  return v;
+}
+
+// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
+std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
+  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
+    if (region.lines[j].rank == rank) return j;
+    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::size_t pos_of(std::string_view text, StringPiece found) {
+  return static_cast<std::size_t>(found.data() - text.data());
+}
+
+OomEvent event_at(const Line& line) {
+  OomEvent ev;
+  ev.family = OomFamily::tensorflow;
+  ev.framework = Framework::tensorflow;
+  ev.line = line.number;
+  ev.end_line = line.number;
+  ev.offset = line.offset;
+  ev.rank = line.rank;
+  ev.time_ms = line.time_ms;
+  return ev;
+}
+
+LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, std::optional<std::uint64_t> bytes) {
+  LogFinding f;
+  f.kind = kind;
+  f.line = line.number;
+  f.offset = line.offset;
+  f.rank = line.rank;
+  f.time_ms = line.time_ms;
+  f.text = capped(line.text);
+  f.detail = std::move(detail);
+  f.bytes = bytes;
+  return f;
+}
+
+// Host allocators: "cpu", "mklcpu", the pinned "gpu_host_bfc"/"cuda_host_bfc".
+bool is_host_allocator(std::string_view name) {
+  static const RE2 re(R"((?i)cpu|host)", RE2::Latin1);
+  return RE2::PartialMatch(name, re);
+}
+
+// -- OOM when allocating ----------------------------------------------------
+
+// DataTypeString names and their sizes; others (string, variant) have none.
+std::optional<std::uint64_t> dtype_bytes(std::string_view dtype) {
+  struct Entry { std::string_view name; std::uint64_t bytes; };
+  static constexpr Entry kSizes[] = {
+      {"float", 4},  {"double", 8},  {"half", 2},   {"bfloat16", 2}, {"int8", 1},        {"uint8", 1},
+      {"int16", 2},  {"uint16", 2},  {"int32", 4},  {"uint32", 4},   {"int64", 8},       {"uint64", 8},
+      {"bool", 1},   {"complex64", 8}, {"complex128", 16}, {"qint8", 1}, {"quint8", 1}, {"qint16", 2},
+      {"quint16", 2}, {"qint32", 4}, {"float8_e5m2", 1}, {"float8_e4m3fn", 1}};
+  for (const auto& e : kSizes)
+    if (e.name == dtype) return e.bytes;
+  return std::nullopt;
+}
+
+// The tensor's size from "[32,1024,64,64]" and the dtype: the message gives
+// no byte count, but the shape states it exactly. Unknown dims or overflow: none.
+std::optional<std::uint64_t> tensor_bytes(std::string_view shape, std::string_view dtype) {
+  auto total = dtype_bytes(dtype);
+  if (!total || shape.size() < 2) return std::nullopt;
+  std::string_view dims = shape.substr(1, shape.size() - 2);
+  while (!dims.empty()) {
+    std::size_t comma = dims.find(',');
+    std::string_view dim = dims.substr(0, comma);
+    while (!dim.empty() && dim.front() == ' ') dim.remove_prefix(1);
+    auto n = to_u64(dim);
+    if (!n || __builtin_mul_overflow(*total, *n, &*total)) return std::nullopt;
+    if (comma == std::string_view::npos) break;
+    dims.remove_prefix(comma + 1);
+  }
+  return total;
+}
+
+// "[[{{node conv2d/Conv2D}}]]", the report_tensor_allocations_upon_oom hint, "[Op:__inference_...]".
+bool is_oom_trailer(std::string_view text) {
+  static const RE2 re(
+      R"(^\s*(?:\[\[|\(defined at |Hint: If you want to see a list of allocated tensors when OOM happens|\[Op:))",
+      RE2::Latin1);
+  return RE2::PartialMatch(head(text), re);
+}
+
+std::optional<std::size_t> oom_when_allocating(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 re(
+      R"(((?:(?:Resource exhausted|RESOURCE_EXHAUSTED):\s*)?OOM when allocating tensor (?:with|of) shape\s*(\[[^\]]*\])?)"
+      R"(\s*and type (\w+)(?:\s+on (\S+))?(?:\s+by allocator (\S+))?))",
+      RE2::Latin1);
+  static const RE2 device_re(R"((?i)device:(?:XLA_)?(GPU|TPU|CPU):(\d+))", RE2::Latin1);
+  const Line& line = region.lines[at];
+  StringPiece found, shape, dtype, device, allocator;
+  if (!RE2::PartialMatch(line.text, re, &found, &shape, &dtype, &device, &allocator)) return std::nullopt;
+
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kTrailerLines; ++n) {
+    auto next = next_line_of(region, last, line.rank);
+    if (!next || !is_oom_trailer(region.lines[*next].text)) break;
+    last = *next;
+  }
+
+  auto bytes = tensor_bytes(view(shape), view(dtype));
+  StringPiece kind, index;
+  bool on_device = RE2::PartialMatch(device, device_re, &kind, &index);
+  bool host = on_device ? (kind == "CPU" || kind == "cpu") : is_host_allocator(view(allocator));
+  if (host) {
+    out.findings.push_back(finding_at(
+        line, FindingKind::cpu_alloc_failure,
+        fmt::format("TensorFlow could not allocate a {} tensor{} in host memory (allocator {})", view(dtype),
+                    view(shape), allocator.empty() ? "unknown" : view(allocator)),
+        bytes));
+    return last;
+  }
+
+  OomEvent ev = event_at(line);
+  std::size_t pos = pos_of(line.text, found);
+  ev.numbers.requested = bytes;
+  if (on_device && (kind == "TPU" || kind == "tpu")) ev.device = Device::tpu;
+  else if (on_device) ev.device = Device::cuda;
+  int gpu = 0;
+  if (on_device && std::from_chars(index.data(), index.data() + index.size(), gpu).ec == std::errc()) ev.gpu = gpu;
+  // "...ResourceExhaustedError: OOM when" names the type right before; "(0)
+  // Resource exhausted: OOM when" has none.
+  ev.exception = exception_before(line.text, pos);
+  ev.message = capped(std::string_view(line.text).substr(pos));
+  ev.end_line = region.lines[last].number;
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+// -- BFC "ran out of memory" ------------------------------------------------
+
+// TSL/glog prefix ("I tensorflow/...bfc_allocator.cc:1036] "); captures the source file.
+bool strip_log_prefix(std::string_view& text, std::string_view* file) {
+  static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+([\w./-]+\.(?:cc|h|cpp)):\d+\]\s?)",
+                          RE2::Latin1);
+  StringPiece rest(text), source;
+  if (!RE2::Consume(&rest, prefix, &source)) return false;
+  text = view(rest);
+  if (file) *file = view(source);
+  return true;
+}
+
+// Lines of DumpMemoryLog and the Stats block (§6.2); a line that starts
+// another message ends the dump.
+bool is_dump_line(std::string_view raw, MemoryNumbers& numbers) {
+  static const RE2 other_message(R"((?i)ran out of memory|oom when|garbage collection|resource_?exhausted)",
+                                 RE2::Latin1);
+  static const RE2 dump(
+      R"(^\s*(?:Current allocation summary follows|If the cause is memory fragmentation|If this is caused by memory fragmentation)"
+      R"(|BFCAllocator dump for|Bin \(\d+\):|Bin for .* was|Chunk State|Size: .*\|\s*Requested Size|Next region of size)"
+      R"(|(?:InUse|Free)\s+at\s+[0-9a-fA-Fx]+|Chunk at|Summary of in-use Chunks by size|\d+ Chunks of size)"
+      R"(|Sum Total of in-use chunks|Total bytes in pool|total_region_allocated_bytes_|Stats:\s*$|[*x_]{8,}\s*$))",
+      RE2::Latin1);
+  static const RE2 stat(
+      R"(^\s*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s*(-?\d+)\s*$)",
+      RE2::Latin1);
+  std::string_view text = head(raw);
+  std::string_view file;
+  bool prefixed = strip_log_prefix(text, &file);
+  StringPiece key, value;
+  if (RE2::FullMatch(text, stat, &key, &value)) {
+    auto bytes = to_u64(view(value));
+    if (key == "Limit") numbers.total = bytes;
+    else if (key == "InUse") numbers.allocated = bytes;
+    else if (key == "LargestFreeBlock") numbers.largest_free_block = bytes;
+    return true;
+  }
+  if (RE2::PartialMatch(text, dump)) return true;
+  if (RE2::PartialMatch(text, other_message)) return false;
+  return prefixed && file.ends_with("bfc_allocator.cc");  // whatever else BFC logs in its dump
+}
+
+// The dump, up to its occupancy render. LOG adds a newline after the Stats
+// block's own, so one blank line may sit inside it.
+std::size_t consume_dump(const Region& region, std::size_t at, MemoryNumbers& numbers) {
+  std::size_t last = at, cursor = at;
+  bool blank_before = false;
+  for (std::size_t n = 0; n < kDumpLines; ++n) {
+    auto next = next_line_of(region, cursor, region.lines[at].rank);
+    if (!next) break;
+    cursor = *next;
+    std::string_view text = region.lines[cursor].text;
+    if (text.find_first_not_of(" \t") == std::string_view::npos) {
+      if (blank_before) break;
+      blank_before = true;
+      continue;
+    }
+    blank_before = false;
+    if (!is_dump_line(text, numbers)) break;
+    last = cursor;
+  }
+  return last;
+}
+
+// JAX vendors the same BFC allocator: its builds log from external/xla,
+// external/tsl or (older) external/org_tensorflow; TF's from tensorflow/ or
+// external/local_tsl, external/local_xla.
+Framework bfc_framework(std::string_view text) {
+  static const RE2 jax(R"(external/(?:org_tensorflow|xla|tsl)/|jaxlib)", RE2::Latin1);
+  return RE2::PartialMatch(text, jax) ? Framework::jax : Framework::tensorflow;
+}
+
+std::optional<std::size_t> bfc_ran_out(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 re(
+      R"((Allocator \(([^)]*)\) ran out of memory trying to allocate\s*([0-9]+(?:\.[0-9]+)?\s*[KMGTPE]?i?B))"
+      R"((?:\s*\(rounded to (\d+)\))?))",
+      RE2::Latin1);
+  static const RE2 not_a_failure(R"(freed_by_count=|The caller indicates that this is not a failure)", RE2::Latin1);
+  static const RE2 gpu_name(R"((?i)gpu_(\d+)_)", RE2::Latin1);
+  const Line& line = region.lines[at];
+  StringPiece found, name, shown, rounded;
+  if (!RE2::PartialMatch(line.text, re, &found, &name, &shown, &rounded)) return std::nullopt;
+  auto shown_bytes = parse_size(view(shown));
+
+  if (rounded.empty() && RE2::PartialMatch(line.text, not_a_failure)) {
+    out.findings.push_back(finding_at(
+        line, FindingKind::allocator_pressure,
+        fmt::format("BFC allocator ({}) could not allocate {}; the caller went on without it (not a failure)",
+                    view(name), view(shown)),
+        shown_bytes));
+    return at;
+  }
+
+  MemoryNumbers numbers;
+  // The rounded figure is what BFC looked for; TF 1.x printed only the size.
+  numbers.requested = rounded.empty() ? shown_bytes : to_u64(view(rounded));
+  std::size_t last = consume_dump(region, at, numbers);
+
+  if (is_host_allocator(view(name))) {
+    out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
+                                      fmt::format("BFC host allocator ({}) ran out of memory", view(name)),
+                                      numbers.requested));
+    return last;
+  }
+  OomEvent ev = event_at(line);
+  ev.framework = bfc_framework(line.text);
+  ev.numbers = numbers;
+  int gpu = 0;
+  if (RE2::PartialMatch(name, gpu_name, &gpu)) ev.gpu = gpu;
+  static const RE2 gpu_word(R"((?i)gpu|cuda)", RE2::Latin1);
+  if (RE2::PartialMatch(name, gpu_word)) ev.device = Device::cuda;
+  std::size_t pos = pos_of(line.text, found);
+  ev.message = capped(std::string_view(line.text).substr(pos));
+  ev.end_line = region.lines[last].number;
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+}  // namespace
+
+std::optional<std::size_t> parse_tensorflow(const Region& region, std::size_t at, Parsed& out) {
+  if (at >= region.lines.size()) return std::nullopt;
+  if (auto last = oom_when_allocating(region, at, out)) return last;
+  return bfc_ran_out(region, at, out);
+}
+
+}  // namespace oomlens::analyzer::parse

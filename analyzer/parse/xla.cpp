@@ -1,0 +1,295 @@
+// XLA device OOMs (allocator-facts §6.1), as JAX prints them and as TF does
+// when it compiles with XLA:
+//
+//   RESOURCE_EXHAUSTED: Out of memory while trying to allocate {N} bytes.      (also "16.00GiB.")
+//   Resource exhausted: Out of memory while trying to allocate {N} bytes.      (2019-2021 status style)
+//   RESOURCE_EXHAUSTED: Failed to allocate request for 176.00MiB (184549376B) on device ordinal 0
+//   RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.
+//     Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.              (TPU compile time)
+//
+// usually after "jaxlib.xla_extension.XlaRuntimeError: " / "jaxlib._jax.XlaRuntimeError: " /
+// "jax.errors.JaxRuntimeError: ", and followed by a BufferAssignment report and
+// sometimes a BFC "Stats:" block, both consumed here. "Out of host memory ..."
+// is host RAM: a cpu_alloc_failure finding.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analyzer/parse/common.hpp"
+#include "analyzer/parse/parser.hpp"
+#include "analyzer/size.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+using re2::StringPiece;
+
+constexpr std::size_t kHeadBytes = 512;      // report lines are judged by their start
+constexpr std::size_t kWrappedLines = 3;     // TPU messages are printed over up to 3 lines
+constexpr std::size_t kReportLines = 600;    // BufferAssignment lists ~15 peak buffers of ~8 lines; keep bounded
+constexpr std::size_t kReportBlankRun = 2;   // blank lines separate peak buffers
+
+std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
+std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
+
+std::optional<std::uint64_t> to_u64(std::string_view digits) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
+  return v;
+}
+
+// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
+std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
+  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
+    if (region.lines[j].rank == rank) return j;
+    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// TSL/glog line prefixes ("I tensorflow/...bfc_allocator.cc:1036] ", "W0301
+// 12:00:00.123456 4242 bfc_allocator.cc:479] "): the BFC summary prints each
+// of its lines through LOG.
+std::string_view without_log_prefix(std::string_view text) {
+  static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+[\w./-]+\.(?:cc|h|cpp):\d+\]\s?)",
+                          RE2::Latin1);
+  StringPiece rest(text);
+  if (RE2::Consume(&rest, prefix)) return view(rest);
+  return text;
+}
+
+// -- the message ------------------------------------------------------------
+
+// Fields the message line(s) give.
+struct Message {
+  std::size_t pos = 0;  // where the message starts on the anchor line (the status prefix, when printed)
+  MemoryNumbers numbers;
+  std::optional<int> gpu;
+};
+
+std::optional<std::uint64_t> bytes_or_size(std::string_view number, std::string_view unit) {
+  if (unit.empty() || unit == "bytes") return to_u64(number);  // exact: N > 2^53 must not go through a double
+  return parse_size(std::string(number) + std::string(unit));
+}
+
+std::size_t pos_of(std::string_view text, StringPiece found) {
+  return static_cast<std::size_t>(found.data() - text.data());
+}
+
+// `text` is the anchor line, possibly with its wrapped continuation appended.
+std::optional<Message> read_message(std::string_view text) {
+  static const std::string status = R"((?:(?:RESOURCE_EXHAUSTED|Resource exhausted):\s*)?)";
+  static const RE2 out_of_memory("(" + status +
+                                     R"(Out of memory while trying to allocate\s*([0-9]+(?:\.[0-9]+)?)\s*(bytes|[KMGTPE]i?B|B)?))",
+                                 RE2::Latin1);
+  static const RE2 request("(" + status +
+                               R"(Failed to allocate request for\s*\S+\s*\((\d+)B\)(?:\s*on device ordinal (\d+))?))",
+                           RE2::Latin1);
+  static const RE2 tpu_compile("(" + status + R"((?:XLA:TPU compile permanent error\.\s*)?)" +
+                                   R"(Ran out of memory in memory space (\w+)\.\s*Used ([0-9.]+\s*[KMGTPE]?i?B?) of ([0-9.]+\s*[KMGTPE]?i?B?)))",
+                               RE2::Latin1);
+  static const RE2 tpu_runtime("(" + status +
+                                   R"(Attempting to allocate ([0-9.]+\s*[KMGTPE]?i?B?)\. That was not possible\.)"
+                                   R"((?:\s*There are ([0-9.]+\s*[KMGTPE]?i?B?) free)?))",
+                               RE2::Latin1);
+  // Other RESOURCE_EXHAUSTED memory failures (TPU HBM usage lines, wrapped
+  // forms): an XLA OOM without numbers. "Resource exhausted: OOM when
+  // allocating" is TensorFlow's and excluded by the caller.
+  static const RE2 other(R"(((?:RESOURCE_EXHAUSTED|Resource exhausted):).*(?i:out of memory|\bhbm\b|ran out of))",
+                         RE2::Latin1);
+
+  Message m;
+  StringPiece found, a, b, c;
+  if (RE2::PartialMatch(text, out_of_memory, &found, &a, &b)) {
+    m.numbers.requested = bytes_or_size(view(a), view(b));
+  } else if (RE2::PartialMatch(text, request, &found, &a, &b)) {
+    m.numbers.requested = to_u64(view(a));  // the exact "(184549376B)", not the rounded MiB figure
+    int ordinal = 0;
+    auto [ptr, ec] = std::from_chars(b.data(), b.data() + b.size(), ordinal);
+    if (!b.empty() && ec == std::errc() && ptr == b.data() + b.size()) m.gpu = ordinal;
+  } else if (RE2::PartialMatch(text, tpu_compile, &found, &a, &b, &c)) {
+    // The compiled program needs `Used` bytes at once; the space holds `of`. Only
+    // HBM is the device's memory (vmem is a kernel's scratchpad).
+    if (a == "hbm") {
+      m.numbers.requested = parse_size(view(b));
+      m.numbers.total = parse_size(view(c));
+    }
+  } else if (RE2::PartialMatch(text, tpu_runtime, &found, &a, &b)) {
+    m.numbers.requested = parse_size(view(a));
+    if (!b.empty()) m.numbers.free = parse_size(view(b));
+  } else if (RE2::PartialMatch(text, other, &found)) {
+  } else {
+    return std::nullopt;
+  }
+  m.pos = pos_of(text, found);
+  return m;
+}
+
+// -- what follows the message ---------------------------------------------
+
+enum class Block { none, report, stats };
+
+// §6.1: "BufferAssignment OOM Debugging." report; TPU memory reports.
+bool starts_report(std::string_view text) {
+  static const RE2 re(
+      R"(^\s*(?:BufferAssignment OOM Debugging\.|Ran out of memory in memory space|Used [0-9.]+\s*\w* of)"
+      R"(|Exceeded \w+ capacity by|Total \w+ usage|Program \w+ requirement|Largest program allocations))",
+      RE2::Latin1);
+  return RE2::PartialMatch(text, re);
+}
+
+bool continues_report(std::string_view text) {
+  static const RE2 key(
+      R"(^\s*(?:BufferAssignment stats:|Peak buffers:|Buffer \d+:|Size:|Operator:|XLA [Ll]abel:|Shape:)"
+      R"(|Entry Parameter Subshape:|Allocation type:|=+\s*$|[\w ]+ (?:allocation|fragmentation):))",
+      RE2::Latin1);
+  if (RE2::PartialMatch(text, key) || starts_report(text)) return true;
+  bool indented = !text.empty() && (text[0] == ' ' || text[0] == '\t');
+  return indented && text.find("File \"") == std::string_view::npos;  // not a Python frame
+}
+
+// TSL AllocatorStats::DebugString, after BFC's "Stats:" line (§6.2).
+bool read_stat(std::string_view text, MemoryNumbers& numbers) {
+  static const RE2 re(R"(^\s*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s*(-?\d+)\s*$)",
+                      RE2::Latin1);
+  StringPiece key, value;
+  if (!RE2::FullMatch(text, re, &key, &value)) return false;
+  auto bytes = to_u64(view(value));
+  if (key == "Limit") numbers.total = bytes;
+  else if (key == "InUse") numbers.allocated = bytes;
+  else if (key == "LargestFreeBlock") numbers.largest_free_block = bytes;
+  return true;
+}
+
+bool is_occupancy_render(std::string_view text) {
+  static const RE2 re(R"(^\s*[*x_]{8,}\s*$)", RE2::Latin1);
+  return RE2::FullMatch(text, re);
+}
+
+bool is_stats_header(std::string_view text) {
+  static const RE2 re(R"(^\s*Stats:\s*$)", RE2::Latin1);
+  return RE2::FullMatch(text, re);
+}
+
+// Consumes the report and stats blocks after `cursor`; returns the last line used.
+std::size_t consume_reports(const Region& region, std::size_t cursor, const std::optional<int>& rank,
+                            MemoryNumbers& numbers) {
+  std::size_t last = cursor;
+  Block block = Block::none;
+  std::size_t blanks = 0;
+  for (std::size_t n = 0; n < kReportLines; ++n) {
+    auto next = next_line_of(region, cursor, rank);
+    if (!next) break;
+    cursor = *next;
+    std::string_view raw = head(region.lines[cursor].text);
+    std::string_view text = without_log_prefix(raw);
+    if (text.find_first_not_of(" \t") == std::string_view::npos) {
+      if (++blanks > kReportBlankRun) break;
+      continue;  // kept only if a report goes on after it
+    }
+    blanks = 0;
+    if (is_stats_header(text)) block = Block::stats;
+    else if (starts_report(text)) block = Block::report;
+    else if (block == Block::report && continues_report(raw)) {}
+    else if (block == Block::stats && (read_stat(text, numbers) || is_occupancy_render(text))) {}
+    else break;
+    last = cursor;
+  }
+  return last;
+}
+
+OomEvent event_at(const Line& line) {
+  OomEvent ev;
+  ev.family = OomFamily::xla;
+  ev.line = line.number;
+  ev.end_line = line.number;
+  ev.offset = line.offset;
+  ev.rank = line.rank;
+  ev.time_ms = line.time_ms;
+  return ev;
+}
+
+// §6.1 host form: host RAM for staging buffers, not the device.
+std::optional<std::size_t> host_memory(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 re(R"(Out of host memory while trying to allocate (\d+) bytes)", RE2::Latin1);
+  const Line& line = region.lines[at];
+  StringPiece bytes;
+  if (!RE2::PartialMatch(line.text, re, &bytes)) return std::nullopt;
+  LogFinding f;
+  f.kind = FindingKind::cpu_alloc_failure;
+  f.line = line.number;
+  f.offset = line.offset;
+  f.rank = line.rank;
+  f.time_ms = line.time_ms;
+  f.text = capped(line.text);
+  f.detail = "XLA ran out of host memory (XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB), not device memory";
+  f.bytes = to_u64(view(bytes));
+  out.findings.push_back(std::move(f));
+  return at;
+}
+
+// JAX on GPU names no device; TPU messages say TPU or HBM. Only the message
+// is read: report lines carry user paths and op names ("gpu_train.py").
+Device device_of(std::string_view message) {
+  static const RE2 tpu(R"((?i)\btpu\b|\bhbm\b)", RE2::Latin1);
+  static const RE2 gpu(R"((?i)gpu|cuda)", RE2::Latin1);
+  if (RE2::PartialMatch(message, tpu)) return Device::tpu;
+  if (RE2::PartialMatch(message, gpu)) return Device::cuda;
+  return Device::unknown;
+}
+
+// TF's runtime wraps XLA's message in its own exception type.
+Framework framework_of(std::string_view text, std::string_view exception) {
+  auto in = [](std::string_view hay, std::string_view s) { return hay.find(s) != std::string_view::npos; };
+  if (in(exception, "tensorflow") || in(exception, "ResourceExhaustedError") || in(text, "tensorflow/"))
+    return Framework::tensorflow;
+  return Framework::jax;
+}
+
+}  // namespace
+
+std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parsed& out) {
+  if (at >= region.lines.size()) return std::nullopt;
+  const Line& line = region.lines[at];
+  if (auto last = host_memory(region, at, out)) return last;
+  if (line.text.find("OOM when allocating") != std::string::npos) return std::nullopt;  // TensorFlow's (§6.2)
+
+  // A TPU message wraps after "compile permanent error." or "hbm.": join the
+  // continuation lines that carry its numbers.
+  static const RE2 wrapped(R"(^\s*(?:Ran out of memory in memory space|Used [0-9.]+\s*\w* of|Exceeded \w+ capacity by))",
+                           RE2::Latin1);
+  std::string text = line.text;
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kWrappedLines; ++n) {
+    auto next = next_line_of(region, last, line.rank);
+    if (!next || !RE2::PartialMatch(head(region.lines[*next].text), wrapped)) break;
+    text += ' ';
+    text += region.lines[*next].text;
+    last = *next;
+  }
+  auto message = read_message(text);
+  if (!message || message->pos >= line.text.size()) {
+    // Nothing here, or the message starts on a later line (its own anchor).
+    return std::nullopt;
+  }
+
+  OomEvent ev = event_at(line);
+  ev.numbers = message->numbers;
+  ev.gpu = message->gpu;
+  ev.exception = exception_before(line.text, message->pos);
+  ev.framework = framework_of(line.text, ev.exception);
+  ev.message = capped(std::string_view(text).substr(message->pos));
+  ev.device = device_of(text);
+  last = consume_reports(region, last, line.rank, ev.numbers);
+  ev.end_line = region.lines[last].number;
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+}  // namespace oomlens::analyzer::parse

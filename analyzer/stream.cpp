@@ -1,0 +1,250 @@
+#include "analyzer/stream.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "analyzer/text.hpp"
+
+namespace oomlens::analyzer {
+namespace {
+
+const char* find_last(const char* p, std::size_t n, char c) {
+  return static_cast<const char*>(memrchr(p, c, n));
+}
+
+}  // namespace
+
+LogStream::LogStream(const LiteralScanner& scanner, RegionSink sink, StreamLimits limits)
+    : scanner_(scanner), sink_(std::move(sink)), limits_(limits) {}
+
+LogStream::~LogStream() = default;
+
+std::span<char> LogStream::prepare(std::size_t n) {
+  if (size_ + n > capacity_) {
+    std::size_t cap = std::max<std::size_t>({capacity_ * 2, size_ + n, 1 << 20});
+    std::unique_ptr<char[]> bigger(new char[cap]);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = cap;
+  }
+  return {data_.get() + size_, n};
+}
+
+void LogStream::commit(std::size_t n) {
+  if (n == 0) return;
+  size_ += n;
+  last_byte_newline_ = data_[size_ - 1] == '\n';
+  scan_available(false);
+}
+
+void LogStream::feed(std::string_view bytes) {
+  // Feed in pieces so a caller handing us a whole file keeps memory bounded.
+  constexpr std::size_t kPiece = 1 << 20;
+  while (!bytes.empty()) {
+    std::size_t n = std::min(bytes.size(), kPiece);
+    std::memcpy(prepare(n).data(), bytes.data(), n);
+    commit(n);
+    bytes.remove_prefix(n);
+  }
+}
+
+void LogStream::finish() {
+  scan_available(true);
+  close_region_if_done(true);
+}
+
+std::uint64_t LogStream::lines_seen() const {
+  return newlines_before_scanned_ + (end_offset() > 0 && !last_byte_newline_ ? 1 : 0);
+}
+
+void LogStream::scan_available(bool at_end) {
+  std::uint64_t end = end_offset();
+  if (scanned_ >= end) return;
+  std::uint64_t limit = end;
+  bool hard_cut = false;
+  if (!at_end) {
+    // Scan whole lines only: no anchor contains '\n', so none is cut in two.
+    const char* nl = find_last(at(scanned_), end - scanned_, '\n');
+    if (nl) {
+      limit = static_cast<std::uint64_t>(nl - data_.get()) + base_ + 1;
+    } else if (end - scanned_ >= limits_.max_unbroken_bytes) {
+      // A line without '\n' this long is a progress bar redrawn with '\r'
+      // (cut there) or hostile input (cut anywhere, rescanning an overlap).
+      const char* cr = find_last(at(scanned_), end - scanned_, '\r');
+      if (cr) {
+        limit = static_cast<std::uint64_t>(cr - data_.get()) + base_ + 1;
+      } else {
+        hard_cut = true;
+      }
+    } else {
+      return;
+    }
+  }
+  std::uint64_t start = scanned_ - carry_;
+  hits_.clear();
+  newlines_before_scanned_ += scanner_.scan(std::string_view(at(start), limit - start), hits_);
+  for (const ScanHit& h : hits_) {
+    std::uint64_t abs = start + h.offset;
+    if (abs + scanner_.literals()[h.literal].size() <= dedupe_below_) continue;
+    on_hit(abs);
+  }
+  scanned_ = limit;
+  if (hard_cut) {
+    carry_ = std::min<std::size_t>(scanner_.longest() - 1, limit - base_);
+    dedupe_below_ = limit;
+  } else {
+    carry_ = 0;
+  }
+  close_region_if_done(at_end);
+  trim();
+}
+
+std::uint64_t LogStream::line_end(std::uint64_t offset, bool /*at_end*/) const {
+  std::uint64_t end = std::min(scanned_ > offset ? scanned_ : end_offset(), end_offset());
+  if (offset >= end) return end;
+  const void* nl = std::memchr(at(offset), '\n', end - offset);
+  return nl ? static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ : end;
+}
+
+std::uint64_t LogStream::newlines_between(std::uint64_t from, std::uint64_t to) const {
+  if (to <= from) return 0;
+  return count_newlines(std::string_view(at(from), to - from));
+}
+
+void LogStream::on_hit(std::uint64_t offset) {
+  std::uint64_t floor = std::max(base_, emitted_until_);
+  std::uint64_t le = line_end(offset, false);
+  if (open_) {
+    if (le - open_->start <= limits_.max_region_bytes) {
+      if (open_->anchors.empty() || open_->anchors.back() != offset) open_->anchors.push_back(offset);
+      open_->last_anchor_end = std::max(open_->last_anchor_end, le);
+      return;
+    }
+    // The open region is full: it ends where the new anchor's line begins.
+    std::uint64_t lo = std::max(open_->last_anchor_end, floor);
+    const char* nl = offset > lo ? find_last(at(lo), offset - lo, '\n') : nullptr;
+    emit_region(nl ? static_cast<std::uint64_t>(nl - data_.get()) + base_ + 1 : lo);
+    floor = std::max(base_, emitted_until_);
+  }
+  // Walk back over the lines before the anchor: that is where the traceback is.
+  std::uint64_t start = offset;
+  std::uint64_t min_start = offset > floor + limits_.lookback_bytes ? offset - limits_.lookback_bytes : floor;
+  std::size_t lines = 0;
+  while (start > min_start) {
+    const char* nl = find_last(at(min_start), start - min_start, '\n');
+    if (!nl) {
+      start = min_start;
+      break;
+    }
+    std::uint64_t nl_off = static_cast<std::uint64_t>(nl - data_.get()) + base_;
+    if (lines++ > limits_.lookback_lines) {
+      start = nl_off + 1;
+      break;
+    }
+    start = nl_off;  // continue before this newline
+  }
+  if (start < offset && *at(start) == '\n') ++start;
+  open_ = std::make_unique<OpenRegion>();
+  open_->start = start;
+  open_->anchors.push_back(offset);
+  open_->last_anchor_end = le;
+}
+
+void LogStream::close_region_if_done(bool at_end) {
+  if (!open_) return;
+  std::uint64_t from = open_->last_anchor_end;
+  std::uint64_t bound = std::min<std::uint64_t>(scanned_, from + limits_.lookahead_bytes);
+  std::uint64_t pos = from;
+  std::size_t lines = 0;
+  bool done = scanned_ >= from + limits_.lookahead_bytes;
+  while (pos < bound) {
+    const void* nl = std::memchr(at(pos), '\n', bound - pos);
+    if (!nl) {
+      pos = bound;
+      break;
+    }
+    pos = static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ + 1;
+    if (++lines > limits_.lookahead_lines) {
+      done = true;
+      break;
+    }
+  }
+  if (done || at_end) emit_region(done ? pos : std::min<std::uint64_t>(bound, end_offset()));
+}
+
+void LogStream::emit_region(std::uint64_t end) {
+  OpenRegion region_bytes = std::move(*open_);
+  open_.reset();
+  end = std::max(end, region_bytes.start);
+  Region region;
+  std::uint64_t number = newlines_before_scanned_ - newlines_between(region_bytes.start, scanned_) + 1;
+  std::size_t next_anchor = 0;
+  const auto& anchors = region_bytes.anchors;
+
+  auto add_segment = [&](std::uint64_t line_start, std::uint64_t a, std::uint64_t b) {
+    if (a >= b) return;
+    std::string clean = strip_ansi(std::string_view(at(a), b - a));
+    LinePrefix prefix = read_prefix(clean);
+    Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms};
+    bool anchored = false;
+    while (next_anchor < anchors.size() && anchors[next_anchor] < b) {
+      if (anchors[next_anchor] >= a) anchored = true;
+      ++next_anchor;
+    }
+    if (line.text.empty() && !anchored) return;
+    region.lines.push_back(std::move(line));
+    if (anchored) region.anchors.push_back(region.lines.size() - 1);
+  };
+  // A raw line splits into one Line per '\r' redraw segment.
+  auto add_piece = [&](std::uint64_t line_start, std::uint64_t a, std::uint64_t b) {
+    while (a < b) {
+      const void* cr = std::memchr(at(a), '\r', b - a);
+      std::uint64_t seg_end = cr ? static_cast<std::uint64_t>(static_cast<const char*>(cr) - data_.get()) + base_ : b;
+      add_segment(line_start, a, seg_end);
+      a = seg_end + 1;
+    }
+  };
+
+  std::uint64_t pos = region_bytes.start;
+  while (pos < end) {
+    const void* nl = std::memchr(at(pos), '\n', end - pos);
+    std::uint64_t le = nl ? static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ : end;
+    if (le - pos <= limits_.max_line_bytes) {
+      add_piece(pos, pos, le);
+    } else {
+      // A huge raw line: keep windows around its anchors, else only its tail
+      // (the last redraw of a progress bar is what the terminal showed).
+      std::uint64_t half = limits_.max_line_bytes / 2;
+      std::uint64_t covered = pos;
+      bool any = false;
+      for (std::size_t k = next_anchor; k < anchors.size() && anchors[k] < le; ++k) {
+        std::uint64_t a = std::max({pos, covered, anchors[k] > half ? anchors[k] - half : 0});
+        std::uint64_t b = std::min(le, anchors[k] + half);
+        if (b > a) add_piece(pos, a, b);
+        covered = std::max(covered, b);
+        any = true;
+      }
+      if (!any) add_piece(pos, std::max(pos, le - std::min<std::uint64_t>(le - pos, 4096)), le);
+      while (next_anchor < anchors.size() && anchors[next_anchor] < le) ++next_anchor;
+    }
+    ++number;
+    pos = le + 1;
+  }
+  emitted_until_ = std::max(emitted_until_, end);
+  if (!region.anchors.empty()) sink_(std::move(region));
+}
+
+void LogStream::trim() {
+  // Keep what a future region may look back at, and the open region.
+  std::uint64_t keep = scanned_ - std::min<std::uint64_t>(scanned_ - base_, limits_.lookback_bytes + limits_.max_line_bytes);
+  keep = std::min<std::uint64_t>(keep, scanned_ - std::min<std::uint64_t>(carry_, scanned_ - base_));
+  if (open_) keep = std::min(keep, open_->start);
+  std::size_t drop = static_cast<std::size_t>(keep - base_);
+  // Move the tail down only when that frees a good share: amortised O(1) per byte.
+  if (drop < (1u << 20) && drop < size_ / 2) return;
+  std::memmove(data_.get(), data_.get() + drop, size_ - drop);
+  size_ -= drop;
+  base_ += drop;
+}
+
+}  // namespace oomlens::analyzer

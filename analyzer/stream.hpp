@@ -1,0 +1,85 @@
+// Streaming over a log of any size with bounded memory: the scanner finds
+// anchors in the raw bytes, and only the lines around them (a Region) are
+// cleaned and handed on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/line.hpp"
+#include "analyzer/scan.hpp"
+
+namespace oomlens::analyzer {
+
+struct StreamLimits {
+  std::size_t lookback_lines = 1500;         // a deep traceback of 8 interleaved ranks
+  std::size_t lookback_bytes = 256 * 1024;
+  std::size_t lookahead_lines = 200;          // multi-line messages, BFC/XLA reports
+  std::size_t lookahead_bytes = 64 * 1024;
+  std::size_t max_region_bytes = 2 * 1024 * 1024;  // then the region is cut and a new one starts
+  std::size_t max_line_bytes = 64 * 1024;     // longer raw lines keep windows around anchors
+  std::size_t max_unbroken_bytes = 4 * 1024 * 1024;  // scan a line without '\n' in pieces past this
+};
+
+class LogStream {
+ public:
+  using RegionSink = std::function<void(Region&&)>;
+
+  LogStream(const LiteralScanner& scanner, RegionSink sink, StreamLimits limits = {});
+  ~LogStream();
+
+  // Zero-copy feeding: write up to `n` bytes into prepare(n), then commit them.
+  std::span<char> prepare(std::size_t n);
+  void commit(std::size_t n);
+  void feed(std::string_view bytes);
+  // End of input: scans what is left and emits the last region.
+  void finish();
+
+  std::uint64_t bytes_seen() const { return end_offset(); }
+  // Lines in the input so far, counted by '\n' (a last line without one counts).
+  std::uint64_t lines_seen() const;
+
+ private:
+  std::uint64_t end_offset() const { return base_ + size_; }
+  const char* at(std::uint64_t offset) const { return data_.get() + (offset - base_); }
+  void scan_available(bool at_end);
+  void on_hit(std::uint64_t offset);
+  void close_region_if_done(bool at_end);
+  void emit_region(std::uint64_t end);
+  void trim();
+  std::uint64_t line_end(std::uint64_t offset, bool at_end) const;
+  std::uint64_t newlines_between(std::uint64_t from, std::uint64_t to) const;
+
+  const LiteralScanner& scanner_;
+  RegionSink sink_;
+  StreamLimits limits_;
+
+  // Bytes from base_ on. Not a std::string/vector: those zero-fill on growth,
+  // a whole extra pass over a multi-gigabyte log.
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+  std::uint64_t base_ = 0;     // absolute offset of buf_[0]
+  std::uint64_t scanned_ = 0;  // absolute offset up to which bytes were scanned
+  std::uint64_t newlines_before_scanned_ = 0;
+  std::uint64_t dedupe_below_ = 0;  // hits ending at or before this were reported by a previous piece
+  std::size_t carry_ = 0;           // bytes before scanned_ to rescan after a hard cut
+  std::vector<ScanHit> hits_;
+
+  struct OpenRegion {
+    std::uint64_t start = 0;          // first byte (a line start, or a cut in a huge line)
+    std::uint64_t last_anchor_end = 0;  // end of the last anchor's line
+    std::vector<std::uint64_t> anchors;
+  };
+  std::unique_ptr<OpenRegion> open_;
+  std::uint64_t emitted_until_ = 0;  // regions never overlap: the next starts at or after this
+  bool last_byte_newline_ = true;
+};
+
+}  // namespace oomlens::analyzer

@@ -1,0 +1,33 @@
+// Python tracebacks: the frames above an error line, and which one is the
+// user's own code.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/event.hpp"
+#include "analyzer/line.hpp"
+
+namespace oomlens::analyzer {
+
+// The frames of the traceback that ends just above region.lines[at], printed
+// by the same rank; outermost first, as Python prints them. Empty when the
+// error line is not preceded by a traceback.
+std::vector<Frame> traceback_before(const Region& region, std::size_t at);
+
+// True for files of the Python runtime and of installed packages and
+// frameworks (site-packages, the standard library, torch/jax/tensorflow
+// sources), false for the user's own code.
+bool is_library_file(std::string_view file);
+
+// The innermost frame in the user's own code, where the failure happened from
+// the user's point of view.
+std::optional<Frame> user_frame(const std::vector<Frame>& frames);
+
+// The outermost frame in the user's own code: the script that was started
+// (what to re-run to verify a fix).
+std::optional<Frame> entry_frame(const std::vector<Frame>& frames);
+
+}  // namespace oomlens::analyzer

@@ -1,0 +1,147 @@
+// The JSON contract of `oomlens diagnose --format json` (docs/json-contract.md).
+// Sizes are exact integers in bytes; a number the log does not give is absent.
+#include "cli/report.hpp"
+
+namespace oomlens::cli {
+namespace {
+
+using nlohmann::json;
+
+void put(json& j, const char* key, const std::optional<std::uint64_t>& v) {
+  if (v) j[key] = *v;
+}
+
+json numbers_json(const analyzer::MemoryNumbers& n) {
+  json j = json::object();
+  put(j, "requested_bytes", n.requested);
+  put(j, "total_bytes", n.total);
+  put(j, "free_bytes", n.free);
+  put(j, "allocated_bytes", n.allocated);
+  put(j, "reserved_bytes", n.reserved);
+  put(j, "reserved_unallocated_bytes", n.reserved_unallocated);
+  put(j, "private_pools_bytes", n.private_pools);
+  put(j, "process_in_use_bytes", n.process_in_use);
+  put(j, "non_pytorch_bytes", n.non_pytorch);
+  put(j, "limit_bytes", n.limit);
+  put(j, "largest_free_block_bytes", n.largest_free_block);
+  if (!n.other_processes.empty()) {
+    json list = json::array();
+    for (const auto& p : n.other_processes) list.push_back({{"pid", p.pid}, {"bytes", p.bytes}});
+    j["other_processes"] = list;
+  }
+  if (n.self_process) j["self_process"] = {{"pid", n.self_process->pid}, {"bytes", n.self_process->bytes}};
+  return j;
+}
+
+json optional_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+json fixes_json(const std::vector<rules::Fix>& fixes) {
+  json list = json::array();
+  for (const auto& f : fixes) {
+    json j = {{"title", f.title}, {"kind", rules::to_string(f.kind)}, {"safety", rules::to_string(f.safety)}};
+    if (f.kind == rules::FixKind::env) {
+      j["env"] = {{"name", f.env_name}, {"value", f.env_value}};
+    }
+    if (!f.command.empty()) j["command"] = f.command;
+    if (!f.detail.empty()) j["detail"] = f.detail;
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+json finding_brief(const analyzer::LogFinding& f) {
+  json j = {{"line", f.line}, {"rank", optional_int(f.rank)}, {"kind", analyzer::to_string(f.kind)}, {"text", f.text}};
+  if (!f.detail.empty()) j["detail"] = f.detail;
+  return j;
+}
+
+json incident_json(const std::string& path, const rules::IncidentDiagnosis& item) {
+  const auto& inc = item.incident;
+  const auto& e = inc.primary;
+  const auto& d = item.diagnosis;
+  json j;
+  j["file"] = path;
+  j["class"] = analyzer::to_string(inc.verdict.cls);
+  j["rule"] = d.code;
+  j["name"] = d.name;
+  j["severity"] = rules::to_string(d.severity);
+  j["message"] = d.message;
+  j["line"] = e.line;
+  j["end_line"] = e.end_line;
+  j["device"] = analyzer::to_string(e.device);
+  j["framework"] = analyzer::to_string(e.framework);
+  j["family"] = analyzer::to_string(e.family);
+  if (e.gpu) j["gpu"] = *e.gpu;
+  if (!e.exception.empty()) j["exception"] = e.exception;
+  j["text"] = e.message;
+  j["numbers"] = numbers_json(e.numbers);
+  j["ranks"] = {{"first_failing", optional_int(inc.first_failing_rank)},
+                {"oom", inc.oom_ranks},
+                {"collateral", inc.collateral_ranks}};
+  j["location"] = inc.location ? json{{"file", inc.location->file}, {"line", inc.location->line},
+                                      {"function", inc.location->function}}
+                               : json(nullptr);
+  j["arithmetic"] = inc.verdict.arithmetic;
+  json secondary = json::array();
+  for (const auto& c : inc.verdict.secondary)
+    secondary.push_back({{"class", analyzer::to_string(c.cls)}, {"bytes", c.bytes}, {"what", c.what}});
+  j["secondary"] = secondary;
+  json notes = inc.verdict.notes;
+  for (const auto& n : inc.notes) notes.push_back(n);
+  j["notes"] = notes;
+  if (inc.verdict.unaccounted) j["unaccounted_bytes"] = *inc.verdict.unaccounted;
+  j["fixes"] = fixes_json(d.fixes);
+  j["verify"] = d.verify;
+  j["explanation"] = d.explanation;
+  json echoes = json::array();
+  for (const auto& x : inc.echoes) echoes.push_back({{"line", x.line}, {"rank", optional_int(x.rank)}});
+  j["echoes"] = echoes;
+  json collateral = json::array();
+  for (const auto& f : inc.collateral) collateral.push_back(finding_brief(f));
+  j["collateral"] = collateral;
+  json warnings = json::array();
+  for (const auto& f : inc.warnings_before) warnings.push_back(f.line);
+  j["warnings_before"] = warnings;
+  json settings = json::array();
+  for (const auto& s : inc.settings) settings.push_back({{"line", s.line}, {"value", s.detail}});
+  j["settings"] = settings;
+  return j;
+}
+
+json finding_json(const std::string& path, const rules::FindingDiagnosis& item) {
+  const auto& f = item.finding;
+  const auto& d = item.diagnosis;
+  json j = finding_brief(f);
+  j["file"] = path;
+  j["rule"] = d.code;
+  j["name"] = d.name;
+  j["severity"] = rules::to_string(d.severity);
+  j["message"] = d.message;
+  if (f.bytes) j["bytes"] = *f.bytes;
+  j["explanation"] = d.explanation;
+  return j;
+}
+
+}  // namespace
+
+json report_json(const std::vector<FileReport>& files) {
+  json out;
+  out["version"] = OOMLENS_VERSION;
+  json incidents = json::array(), findings = json::array(), inputs = json::array();
+  for (const auto& file : files) {
+    for (const auto& item : file.report.incidents) incidents.push_back(incident_json(file.path, item));
+    for (const auto& item : file.report.findings) findings.push_back(finding_json(file.path, item));
+    inputs.push_back({{"path", file.path},
+                      {"bytes", file.report.bytes},
+                      {"lines", file.report.lines},
+                      {"incidents", file.report.incidents.size()},
+                      {"findings", file.report.findings.size()},
+                      {"capped", file.report.capped}});
+  }
+  out["incidents"] = std::move(incidents);
+  out["findings"] = std::move(findings);
+  out["files"] = std::move(inputs);
+  return out;
+}
+
+}  // namespace oomlens::cli

@@ -1,0 +1,35 @@
+// A diagnosed input, and the three ways the terminal front end writes them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "rules/diagnosis.hpp"
+
+namespace oomlens::cli {
+
+struct FileReport {
+  std::string path;  // as the user named it; "-" for standard input
+  rules::LogReport report;
+};
+
+// Reads and analyses one input ("-" = standard input) with bounded memory.
+// On failure returns nothing and sets `error` to a sentence naming the
+// reason ("No such file or directory", "is a directory").
+std::optional<analyzer::Analysis> analyze_input(const std::string& path, std::string& error);
+
+struct TextStyle {
+  bool color = false;
+  std::size_t bar_width = 50;
+};
+void render_text(std::ostream& out, const std::vector<FileReport>& files, const TextStyle& style);
+
+// The documented JSON contract (docs/json-contract.md).
+nlohmann::json report_json(const std::vector<FileReport>& files);
+// SARIF 2.1.0 for CI and code-scanning tools.
+nlohmann::json report_sarif(const std::vector<FileReport>& files);
+
+}  // namespace oomlens::cli

@@ -1,0 +1,148 @@
+// The report for people: one block per incident, ruff/rustc style.
+#include <fmt/format.h>
+
+#include "analyzer/size.hpp"
+#include "cli/report.hpp"
+#include "rules/breakdown.hpp"
+
+namespace oomlens::cli {
+namespace {
+
+using analyzer::format_size;
+using rules::MemoryPart;
+
+struct Paint {
+  bool on;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+  }
+};
+
+const char* part_color(MemoryPart::Kind k) {
+  switch (k) {
+    case MemoryPart::Kind::allocated: return "34";             // blue: live tensors
+    case MemoryPart::Kind::reserved_unallocated: return "33";  // yellow: cached, free
+    case MemoryPart::Kind::non_pytorch: return "35";           // magenta
+    case MemoryPart::Kind::other_processes: return "31";       // red
+    case MemoryPart::Kind::unaccounted: return "90";
+    case MemoryPart::Kind::free: return "32";
+  }
+  return "0";
+}
+
+const char* severity_color(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::error: return "1;31";
+    case rules::Severity::warning: return "1;33";
+    default: return "1;36";
+  }
+}
+
+void render_bar(std::ostream& out, const analyzer::MemoryNumbers& n, const TextStyle& style, const Paint& paint) {
+  auto b = rules::memory_breakdown(n);
+  if (b.parts.empty()) return;
+  std::string bar;
+  std::size_t drawn = 0;
+  for (auto k : rules::bar_cells(b, style.bar_width)) {
+    bar += paint(part_color(k), k == MemoryPart::Kind::free && style.color ? "·" : rules::bar_glyph(k));
+    ++drawn;
+  }
+  bar.append(style.bar_width > drawn ? style.bar_width - drawn : 0, ' ');
+  out << fmt::format("  memory{}: [{}]\n", b.total_is_device ? " of " + format_size(b.total) : "", bar);
+  std::string legend;
+  for (const auto& p : b.parts)
+    legend += fmt::format("   {} {} {}", paint(part_color(p.kind), p.kind == MemoryPart::Kind::free ? "·" : rules::bar_glyph(p.kind)),
+                          p.label, format_size(p.bytes));
+  out << "         " << legend << "\n";
+}
+
+std::string location_of(const std::string& path, std::uint64_t line) {
+  return fmt::format("{}:{}", path == "-" ? "<stdin>" : path, line);
+}
+
+std::string ranks_line(const analyzer::Incident& inc) {
+  if (!inc.first_failing_rank && inc.oom_ranks.empty()) return {};
+  auto join = [](const std::vector<int>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s;
+  };
+  std::string s = inc.first_failing_rank ? fmt::format("first failing rank {}", *inc.first_failing_rank) : "";
+  if (inc.oom_ranks.size() > 1) s += fmt::format("; OOM on ranks {}", join(inc.oom_ranks));
+  if (!inc.collateral_ranks.empty()) s += fmt::format("; collateral failures on ranks {}", join(inc.collateral_ranks));
+  return s;
+}
+
+void render_incident(std::ostream& out, const std::string& path, const rules::IncidentDiagnosis& item,
+                     const TextStyle& style, const Paint& paint) {
+  const auto& inc = item.incident;
+  const auto& d = item.diagnosis;
+  out << paint("1", location_of(path, inc.primary.line)) << ": "
+      << paint(severity_color(d.severity), fmt::format("{}[{}]", rules::to_string(d.severity), d.code)) << " "
+      << d.message << "\n";
+  out << fmt::format("  class: {} ({})\n", paint("1", analyzer::to_string(inc.verdict.cls)), d.name);
+  if (inc.location)
+    out << fmt::format("  in your code: {}:{}{}\n", inc.location->file, inc.location->line,
+                       inc.location->function.empty() ? "" : " in " + inc.location->function);
+  if (auto r = ranks_line(inc); !r.empty()) out << "  ranks: " << r << "\n";
+  render_bar(out, inc.primary.numbers, style, paint);
+  if (!inc.verdict.arithmetic.empty() || !inc.verdict.secondary.empty()) {
+    out << "  why:\n";
+    for (const auto& a : inc.verdict.arithmetic)
+      if (!a.empty()) out << "    - " << a << "\n";
+    for (const auto& c : inc.verdict.secondary)
+      out << fmt::format("    - also {}: {} {}\n", analyzer::to_string(c.cls), format_size(c.bytes), c.what);
+  }
+  for (const auto& note : inc.verdict.notes) out << "  note: " << note << "\n";
+  for (const auto& note : inc.notes) out << "  note: " << note << "\n";
+  if (!d.fixes.empty()) {
+    out << "  fixes:\n";
+    for (const auto& f : d.fixes) {
+      const char* color = f.safety == rules::FixSafety::safe ? "32" : f.safety == rules::FixSafety::unsafe ? "33" : "90";
+      out << fmt::format("    {} {}\n", paint(color, fmt::format("{:<14}", fmt::format("[{}]", rules::to_string(f.safety)))),
+                         f.title);
+      if (!f.command.empty()) out << "                   $ " << f.command << "\n";
+    }
+  }
+  if (!d.verify.empty()) out << "  verify:\n    $ " << d.verify << "\n";
+  out << "\n";
+}
+
+}  // namespace
+
+void render_text(std::ostream& out, const std::vector<FileReport>& files, const TextStyle& style) {
+  Paint paint{style.color};
+  std::size_t incidents = 0, findings = 0;
+  for (const auto& file : files) {
+    // Incidents and findings in log order, as a reader of the log meets them.
+    std::size_t i = 0, k = 0;
+    const auto& rep = file.report;
+    while (i < rep.incidents.size() || k < rep.findings.size()) {
+      bool take_incident = k >= rep.findings.size() ||
+                           (i < rep.incidents.size() && rep.incidents[i].incident.primary.line <= rep.findings[k].finding.line);
+      if (take_incident) {
+        render_incident(out, file.path, rep.incidents[i++], style, paint);
+      } else {
+        const auto& f = rep.findings[k++];
+        out << paint("1", location_of(file.path, f.finding.line)) << ": "
+            << paint(severity_color(f.diagnosis.severity),
+                     fmt::format("{}[{}]", rules::to_string(f.diagnosis.severity), f.diagnosis.code))
+            << " " << f.diagnosis.message << "\n\n";
+      }
+    }
+    incidents += rep.incidents.size();
+    findings += rep.findings.size();
+  }
+  std::string where = files.size() == 1 ? (files[0].path == "-" ? "standard input" : files[0].path)
+                                        : fmt::format("{} inputs", files.size());
+  std::uint64_t lines = 0;
+  for (const auto& f : files) lines += f.report.lines;
+  if (incidents == 0)
+    out << fmt::format("No GPU out-of-memory failure in {} ({} lines){}.\n", where, lines,
+                       findings ? fmt::format("; {} other finding{}", findings, findings == 1 ? "" : "s") : "");
+  else
+    out << fmt::format("{} GPU out-of-memory incident{} in {} ({} lines){}.\n", incidents, incidents == 1 ? "" : "s",
+                       where, lines, findings ? fmt::format("; {} other finding{}", findings, findings == 1 ? "" : "s") : "");
+}
+
+}  // namespace oomlens::cli

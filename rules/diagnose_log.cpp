@@ -1,0 +1,61 @@
+#include "rules/diagnosis.hpp"
+#include "rules/rule.hpp"
+
+namespace oomlens::rules {
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::information: return "information";
+    case Severity::hint: return "hint";
+  }
+  return "error";
+}
+
+const char* to_string(FixKind k) {
+  switch (k) {
+    case FixKind::env: return "env";
+    case FixKind::edit: return "edit";
+    case FixKind::command: return "command";
+    case FixKind::advice: return "advice";
+  }
+  return "advice";
+}
+
+const char* to_string(FixSafety s) {
+  switch (s) {
+    case FixSafety::safe: return "safe";
+    case FixSafety::unsafe: return "unsafe";
+    case FixSafety::display_only: return "display-only";
+  }
+  return "display-only";
+}
+
+LogReport diagnose_log(analyzer::Analysis analysis) {
+  LogReport report;
+  report.bytes = analysis.bytes;
+  report.lines = analysis.lines;
+  report.capped = analysis.findings_capped;
+  for (auto& inc : analysis.incidents) {
+    for (const auto& rule : incident_rules()) {
+      if (rule.cls != inc.verdict.cls) continue;
+      Diagnosis d{std::string(rule.info.code), std::string(rule.info.name), Severity::error, {}, {}, {}, {}};
+      rule.describe(inc, d);
+      report.incidents.push_back({std::move(inc), std::move(d)});
+      break;
+    }
+  }
+  for (auto& f : analysis.findings) {
+    for (const auto& rule : finding_rules()) {
+      if (rule.kind != f.kind) continue;
+      Diagnosis d{std::string(rule.info.code), std::string(rule.info.name), rule.severity, {}, {}, {}, {}};
+      rule.describe(f, d);
+      report.findings.push_back({std::move(f), std::move(d)});
+      break;
+    }
+  }
+  return report;
+}
+
+}  // namespace oomlens::rules

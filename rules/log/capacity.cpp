@@ -1,0 +1,61 @@
+// OOM102 device-capacity-exceeded: live tensors fill the device.
+#include <fmt/format.h>
+
+#include "analyzer/size.hpp"
+#include "rules/log/common.hpp"
+#include "rules/log/log_rules.hpp"
+
+namespace oomlens::rules::log {
+namespace {
+
+using analyzer::format_size;
+
+void describe(const analyzer::Incident& inc, Diagnosis& d) {
+  const auto& n = inc.primary.numbers;
+  std::string held;
+  if (n.allocated && n.total)
+    held = fmt::format("; live tensors hold {} of {}", format_size(*n.allocated), format_size(*n.total));
+  else if (n.allocated)
+    held = fmt::format("; live tensors hold {}", format_size(*n.allocated));
+  d.message = fmt::format("GPU out of memory, capacity: {}{}{}", failure_head(inc), held,
+                          n.free ? fmt::format(", {} free", format_size(*n.free)) : "");
+  d.explanation =
+      "The memory in use is live data: tensors the program still references. Neither the allocator's settings nor "
+      "empty_cache() can free it; the step needs less memory or the job needs more devices.\n\n" +
+      evidence_markdown(inc);
+
+  d.fixes.push_back({"Lower the per-device batch size and accumulate gradients", FixKind::advice,
+                     FixSafety::display_only, {}, {}, {},
+                     "Halve the micro-batch and double gradient accumulation steps: the same effective batch with "
+                     "about half the activation memory."});
+  d.fixes.push_back({"Train in bfloat16 autocast", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                     "torch.autocast(\"cuda\", dtype=torch.bfloat16) halves activation memory on GPUs that support "
+                     "bf16."});
+  d.fixes.push_back({"Checkpoint activations", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                     "torch.utils.checkpoint recomputes activations in the backward pass instead of storing them "
+                     "(about 30% more compute)."});
+  d.fixes.push_back({"Shard parameters and optimizer state (FSDP, ZeRO)", FixKind::advice, FixSafety::display_only, {},
+                     {}, {}, "With several GPUs, each holds only its shard of the weights, gradients and Adam state."});
+  for (const auto& cause : inc.verdict.secondary)
+    if (cause.cls == analyzer::OomClass::fragmentation && inc.primary.framework == analyzer::Framework::pytorch) {
+      AllocConf conf = alloc_conf_with(inc, "expandable_segments:True");
+      if (!conf.already_set)
+        d.fixes.push_back({fmt::format("Set {}={} (may recover the cached gap)", conf.name, conf.value), FixKind::env,
+                           FixSafety::safe, conf.name, conf.value, {},
+                           "The cached-but-unallocated memory would have covered this request; expandable segments "
+                           "let it be reused. It will not make a full device fit."});
+      break;
+    }
+  d.fixes.push_back(snapshot_fix());
+  d.verify = rerun_command(inc, "");
+}
+
+}  // namespace
+
+IncidentRule capacity_rule() {
+  return {{"OOM102", "device-capacity-exceeded", "Live tensors fill the device: the job needs more memory than it has."},
+          analyzer::OomClass::capacity,
+          describe};
+}
+
+}  // namespace oomlens::rules::log

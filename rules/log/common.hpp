@@ -1,0 +1,36 @@
+// Pieces the log rules share: how a message names the failure, which
+// allocator variable to set, the fixes that recur, the verification command.
+#pragma once
+
+#include <string>
+
+#include "analyzer/incident.hpp"
+#include "rules/diagnosis.hpp"
+
+namespace oomlens::rules::log {
+
+// "tried to allocate 2.00 GiB on GPU 3 (rank 3, first of 4 ranks)"
+std::string failure_head(const analyzer::Incident& inc);
+
+// The variable this job's PyTorch reads for allocator options, and its value
+// with `option` merged into what the log showed already.
+struct AllocConf {
+  std::string name;
+  std::string value;
+  bool already_set = false;  // the option is already in the value the log showed
+};
+AllocConf alloc_conf_with(const analyzer::Incident& inc, const std::string& option);
+
+// The script to re-run: the user's outermost frame's file, else train.py.
+std::string script_of(const analyzer::Incident& inc);
+// "python train.py" with environment assignments in front.
+std::string rerun_command(const analyzer::Incident& inc, const std::string& env_prefix);
+
+Fix snapshot_fix();
+Fix no_empty_cache_fix();
+Fix find_holders_fix();
+
+// Markdown list of the verdict's arithmetic and notes.
+std::string evidence_markdown(const analyzer::Incident& inc);
+
+}  // namespace oomlens::rules::log

@@ -1,0 +1,63 @@
+// OOM105 unquantified-gpu-oom: a GPU OOM whose message carries no numbers.
+#include <fmt/format.h>
+
+#include "analyzer/size.hpp"
+#include "rules/log/common.hpp"
+#include "rules/log/log_rules.hpp"
+
+namespace oomlens::rules::log {
+namespace {
+
+void describe(const analyzer::Incident& inc, Diagnosis& d) {
+  const auto& e = inc.primary;
+  std::string what;
+  switch (e.family) {
+    case analyzer::OomFamily::cuda_runtime: what = "a CUDA call failed with out of memory"; break;
+    case analyzer::OomFamily::cublas: what = "cuBLAS could not allocate its workspace"; break;
+    case analyzer::OomFamily::cudnn: what = "cuDNN could not allocate memory"; break;
+    case analyzer::OomFamily::nccl: what = "NCCL could not allocate its buffers"; break;
+    case analyzer::OomFamily::xla: what = "XLA could not allocate a buffer"; break;
+    case analyzer::OomFamily::tensorflow:
+      // JAX ships the same BFC allocator; its warning reads like TensorFlow's.
+      what = e.framework == analyzer::Framework::jax ? "XLA's allocator could not allocate a buffer"
+                                                     : "TensorFlow could not allocate a tensor";
+      break;
+    default: what = e.truncated ? "the allocator's message was cut short" : "the allocator failed"; break;
+  }
+  d.message = fmt::format("GPU out of memory without figures: {}{}", what,
+                          e.numbers.requested ? fmt::format(" ({})", failure_head(inc)) : "");
+  d.explanation = "The message does not say how memory was used, so the cause cannot be proven from it. Capture the "
+                  "numbers on the next run.\n\n" +
+                  evidence_markdown(inc);
+  d.fixes.push_back(find_holders_fix());
+  if (e.framework == analyzer::Framework::pytorch || e.framework == analyzer::Framework::unknown) {
+    d.fixes.push_back({"Print torch.cuda.memory_summary() when it fails", FixKind::advice, FixSafety::display_only, {},
+                       {}, {},
+                       "In an except handler around the step; with torch.cuda.mem_get_info() it gives the figures the "
+                       "message lacks."});
+    d.fixes.push_back(snapshot_fix());
+  }
+  if (e.family == analyzer::OomFamily::nccl)
+    d.fixes.push_back({"Re-run with NCCL_DEBUG=INFO", FixKind::env, FixSafety::safe, "NCCL_DEBUG", "INFO", {},
+                       "NCCL then logs which allocation failed."});
+  if (e.family == analyzer::OomFamily::xla)
+    d.fixes.push_back({"Set XLA_PYTHON_CLIENT_ALLOCATOR=platform to see real usage", FixKind::env, FixSafety::unsafe,
+                       "XLA_PYTHON_CLIENT_ALLOCATOR", "platform", {},
+                       "Allocates exactly what is needed (slow); shows whether the program fits at all."});
+  if (e.truncated)
+    d.fixes.push_back({"Upgrade to PyTorch 2.4 or later", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "2.3 cut the message after \"GPU\"; later releases print the full figures."});
+  std::string env = e.family == analyzer::OomFamily::cuda_runtime ? "CUDA_LAUNCH_BLOCKING=1" : "";
+  if (e.family == analyzer::OomFamily::nccl) env = "NCCL_DEBUG=INFO";
+  d.verify = rerun_command(inc, env);
+}
+
+}  // namespace
+
+IncidentRule unquantified_rule() {
+  return {{"OOM105", "unquantified-gpu-oom", "A GPU out-of-memory error whose message carries no memory figures."},
+          analyzer::OomClass::unquantified,
+          describe};
+}
+
+}  // namespace oomlens::rules::log

@@ -1,0 +1,46 @@
+// What a rule is: a stable code, a name for the pattern, a doc page, and the
+// code that turns an analyzer fact into a Diagnosis.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rules/diagnosis.hpp"
+
+namespace oomlens::rules {
+
+struct RuleInfo {
+  std::string_view code;
+  std::string_view name;
+  std::string_view summary;
+};
+
+// A rule over incidents: applies to the incidents of one class.
+struct IncidentRule {
+  RuleInfo info;
+  analyzer::OomClass cls;
+  void (*describe)(const analyzer::Incident&, Diagnosis&);
+};
+
+// A rule over findings that are not GPU OOMs: one finding kind each.
+struct FindingRule {
+  RuleInfo info;
+  analyzer::FindingKind kind;
+  Severity severity;
+  void (*describe)(const analyzer::LogFinding&, Diagnosis&);
+};
+
+const std::vector<IncidentRule>& incident_rules();
+const std::vector<FindingRule>& finding_rules();
+std::vector<RuleInfo> all_rules();
+
+// The rule's doc page (Markdown, embedded at build time), by code or name.
+std::optional<std::string_view> rule_doc(std::string_view code_or_name);
+std::optional<RuleInfo> find_rule(std::string_view code_or_name);
+
+// Where the doc page lives online (codeDescription.href in LSP, SARIF helpUri).
+std::string rule_doc_url(std::string_view code);
+
+}  // namespace oomlens::rules

@@ -1,0 +1,137 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+
+#include "analyzer/parse/parser.hpp"
+#include "analyzer/stream.hpp"
+
+using namespace oomlens::analyzer;
+
+namespace {
+
+struct Collected {
+  std::vector<Region> regions;
+  std::uint64_t lines = 0;
+};
+
+Collected stream_all(std::string_view text, std::size_t piece, StreamLimits limits = {}) {
+  static const LiteralScanner scanner(parse::anchor_literals());
+  Collected c;
+  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); }, limits);
+  for (std::size_t i = 0; i < text.size(); i += piece) stream.feed(text.substr(i, piece));
+  stream.finish();
+  c.lines = stream.lines_seen();
+  return c;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> anchor_lines(const Collected& c) {
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  for (const auto& r : c.regions)
+    for (auto i : r.anchors) out.emplace_back(r.lines[i].number, r.lines[i].text);
+  return out;
+}
+
+std::string filler(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "step " + std::to_string(i) + " loss 0.25 lr 3e-4\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("anchors come with their '\\n' line numbers and cleaned text") {
+  std::string log = filler(10) + "[rank1]: \x1b[31mCUDA out of memory\x1b[0m. Tried\n" + filler(5);
+  auto c = stream_all(log, 1 << 20);
+  auto anchors = anchor_lines(c);
+  REQUIRE(anchors.size() == 1);
+  CHECK(anchors[0].first == 11);
+  CHECK(anchors[0].second == "CUDA out of memory. Tried");
+  CHECK(c.lines == 16);
+  REQUIRE(c.regions.size() == 1);
+  CHECK(c.regions[0].lines.front().number == 1);  // lookback reaches the start
+  CHECK(c.regions[0].lines[10].rank == 1);
+}
+
+TEST_CASE("the result does not depend on how the input is cut") {
+  std::string log = filler(300);
+  log += "progress 10%\rprogress 50%\rTraceback (most recent call last):\n";
+  log += "  File \"/home/u/train.py\", line 3, in <module>\n    main()\n";
+  log += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\r\n";
+  log += filler(400) + "Killed\n" + filler(50) + "no newline at the end: memory";
+  auto whole = anchor_lines(stream_all(log, log.size()));
+  REQUIRE(whole.size() == 3);
+  CHECK(whole[0].first == 304);
+  CHECK(whole[0].second == "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.");
+  CHECK(whole[1].second == "Killed");
+  CHECK(whole[2].second == "no newline at the end: memory");
+  for (std::size_t piece : {1u, 2u, 3u, 7u, 64u, 1000u, 4096u}) {
+    INFO("piece " << piece);
+    CHECK(anchor_lines(stream_all(log, piece)) == whole);
+  }
+}
+
+TEST_CASE("'\\r' redraws become separate lines with the same number") {
+  std::string log = "a\n10%|#   |\r50%|##  |\rtorch.OutOfMemoryError: CUDA out of memory.\nb\n";
+  auto c = stream_all(log, 5);
+  REQUIRE(c.regions.size() == 1);
+  const auto& lines = c.regions[0].lines;
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[1].number == 2);
+  CHECK(lines[3].number == 2);
+  CHECK(lines[3].text == "torch.OutOfMemoryError: CUDA out of memory.");
+  CHECK(c.regions[0].anchors == std::vector<std::size_t>{3});
+}
+
+TEST_CASE("a huge line keeps a window around its anchor, memory stays bounded") {
+  std::string big(20 * 1024 * 1024, 'x');
+  big.replace(15 * 1024 * 1024, 18, " out of memory yes");
+  std::string log = "start\n" + big + "\nend\n";
+  StreamLimits limits;
+  auto c = stream_all(log, 1 << 20, limits);
+  auto anchors = anchor_lines(c);
+  REQUIRE(anchors.size() == 1);
+  CHECK(anchors[0].first == 2);
+  CHECK(anchors[0].second.find("out of memory yes") != std::string::npos);
+  CHECK(anchors[0].second.size() <= limits.max_line_bytes + 64);
+  CHECK(c.lines == 3);
+}
+
+TEST_CASE("an anchor split by a hard cut in a line without newlines is found once") {
+  StreamLimits limits;
+  limits.max_unbroken_bytes = 4096;
+  for (std::size_t at : {4090u, 4093u, 4096u, 4100u}) {
+    std::string log(10000, 'y');
+    log.replace(at, 6, "MEMORY");
+    auto anchors = anchor_lines(stream_all(log, 1000, limits));
+    INFO("at " << at);
+    CHECK(anchors.size() == 1);
+  }
+}
+
+TEST_CASE("many anchors close together share a region; regions never overlap") {
+  std::string log;
+  for (int i = 0; i < 50; ++i) log += "memory pressure " + std::to_string(i) + "\n" + filler(3);
+  log += filler(1000);
+  for (int i = 0; i < 3; ++i) log += "Killed\n" + filler(600);
+  auto c = stream_all(log, 777);
+  auto anchors = anchor_lines(c);
+  CHECK(anchors.size() == 53);
+  std::uint64_t last = 0;
+  for (const auto& r : c.regions) {
+    CHECK(r.lines.front().number >= last);
+    last = r.lines.back().number;
+  }
+}
+
+TEST_CASE("random logs: cutting never changes what is found") {
+  std::mt19937 rng(7);
+  const char* words[] = {"memory", "x", "\r", "\n", "Killed", "abc ", "\x1b[31m", "[rank2]: ", "oom when", "\n\n"};
+  for (int round = 0; round < 30; ++round) {
+    std::string log;
+    int n = static_cast<int>(rng() % 400);
+    for (int i = 0; i < n; ++i) log += words[rng() % 10];
+    auto whole = anchor_lines(stream_all(log, log.size() + 1));
+    for (std::size_t piece : {1u, 5u, 33u}) CHECK(anchor_lines(stream_all(log, piece)) == whole);
+  }
+}

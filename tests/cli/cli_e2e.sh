@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end tests of the command line: the real binary, real files, real pipes.
+set -u
+fixtures=${1:?usage: cli_e2e.sh FIXTURES_DIR}
+oomlens=${OOMLENS:?set OOMLENS to the oomlens binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+run() {  # run ARGS... -> $out $err $status
+  out=$("$oomlens" "$@" 2>"$tmp/err" </dev/null); status=$?
+  err=$(cat "$tmp/err")
+}
+has() { grep -qF -- "$2" <<<"$1"; }
+
+oom_log=$(ls "$fixtures"/logs/*.log | head -1)
+for f in "$fixtures"/logs/*.log; do
+  if "$oomlens" diagnose --format json "$f" | grep -q '"class": "fragmentation"'; then oom_log=$f; break; fi
+done
+clean_log="$tmp/clean.log"
+printf 'epoch 1 loss 0.5\nepoch 2 loss 0.4\n' >"$clean_log"
+
+run --version
+check "version prints name and number" eval '[ $status = 0 ] && has "$out" "oomlens 0."'
+run --help
+check "help lists diagnose and explain" eval '[ $status = 0 ] && has "$out" "diagnose" && has "$out" "explain"'
+run diagnose --help
+check "diagnose --help documents exit status" eval '[ $status = 0 ] && has "$out" "Exit status"'
+run
+check "no command is a usage error" eval '[ $status = 2 ]'
+run frobnicate
+check "unknown command names it" eval '[ $status = 2 ] && has "$err" "unknown command '"'"'frobnicate'"'"'"'
+
+run diagnose "$tmp/does-not-exist.log"
+check "missing file: exit 2, names file and reason" eval '[ $status = 2 ] && has "$err" "does-not-exist.log" && has "$err" "No such file"'
+run diagnose "$tmp"
+check "directory: exit 2, says so" eval '[ $status = 2 ] && has "$err" "is a directory"'
+if [ "$(id -u)" != 0 ]; then
+  printf 'x\n' >"$tmp/locked.log"; chmod 000 "$tmp/locked.log"
+  run diagnose "$tmp/locked.log"
+  check "unreadable file: exit 2" eval '[ $status = 2 ] && has "$err" "Permission denied"'
+fi
+run diagnose --format yaml "$clean_log"
+check "bad format value: exit 2" eval '[ $status = 2 ] && has "$err" "yaml"'
+run diagnose --bogus "$clean_log"
+check "unknown option: exit 2" eval '[ $status = 2 ] && has "$err" "--bogus"'
+
+run diagnose "$clean_log"
+check "clean log: exit 0 and says nothing found" eval '[ $status = 0 ] && has "$out" "No GPU out-of-memory failure"'
+run diagnose --color never "$oom_log"
+check "OOM log: exit 1, rule code, verify command" eval '[ $status = 1 ] && has "$out" "error[OOM101]" && has "$out" "verify:"'
+check "color never: no escape codes" eval '! grep -q $'"'"'\x1b'"'"' <<<"$out"'
+run diagnose --color always "$oom_log"
+check "color always: escape codes" eval 'grep -q $'"'"'\x1b\['"'"' <<<"$out"'
+
+out=$("$oomlens" diagnose --format json - <"$oom_log"); status=$?
+check "stdin via -: exit 1 and JSON" eval '[ $status = 1 ] && has "$out" "\"incidents\""'
+out=$(cat "$oom_log" | "$oomlens" diagnose --format json); status=$?
+check "stdin pipe without arguments" eval '[ $status = 1 ] && has "$out" "\"class\": \"fragmentation\""'
+out=$("$oomlens" diagnose --format json "$clean_log" "$oom_log" 2>/dev/null); status=$?
+check "several files: exit 1 when any has an OOM" eval '[ $status = 1 ] && has "$out" "clean.log"'
+out=$("$oomlens" diagnose "$oom_log" "$tmp/missing.log" 2>"$tmp/err"); status=$?
+check "one missing among several: exit 2, others still reported" eval '[ $status = 2 ] && has "$out" "OOM101" && has "$(cat $tmp/err)" "missing.log"'
+
+run diagnose --format sarif "$oom_log"
+check "sarif: version and rule id" eval 'has "$out" "\"version\": \"2.1.0\"" && has "$out" "\"ruleId\": \"OOM101\""'
+
+printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.00 GiB is free. Of the allocated memory 40.00 GiB is allocated by PyTorch, and 30.00 GiB is reserved by PyTorch but unallocated. \xff\xfe bad bytes\n' >"$tmp/badutf8.log"
+run diagnose --format json "$tmp/badutf8.log"
+check "invalid UTF-8 still gives JSON" eval '[ $status = 1 ] && has "$out" "\"requested_bytes\": 2147483648"'
+head -c 3000000 /dev/urandom >"$tmp/random.bin"
+run diagnose "$tmp/random.bin"
+check "random bytes: no crash" eval '[ $status = 0 ] || [ $status = 1 ]'
+: >"$tmp/empty.log"
+run diagnose "$tmp/empty.log"
+check "empty file: exit 0" eval '[ $status = 0 ] && has "$out" "0 lines"'
+
+run explain OOM101
+check "explain prints the doc page" eval '[ $status = 0 ] && has "$out" "# OOM101"'
+run explain allocator-fragmentation
+check "explain by name" eval '[ $status = 0 ] && has "$out" "OOM101"'
+run explain OOM999
+check "explain unknown code: exit 2" eval '[ $status = 2 ] && has "$err" "OOM999"'
+run explain --list
+check "explain --list lists every rule" eval '[ $status = 0 ] && [ $(wc -l <<<"$out") -ge 11 ]'
+
+echo "cli e2e: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Golden tests: runs the real binary on every fixture log and compares its JSON
+# and text output with the expected files beside the log.
+#   check_goldens.sh FIXTURES_DIR            compare (CI)
+#   check_goldens.sh FIXTURES_DIR --update   rewrite the expected files; review the diff like code
+set -u
+fixtures=${1:?usage: check_goldens.sh FIXTURES_DIR [--update]}
+update=${2:-}
+oomlens=${OOMLENS:?set OOMLENS to the oomlens binary}
+cd "$fixtures/logs" || exit 2
+
+pass=0 fail=0
+for log in *.log; do
+  name=${log%.log}
+  json_out=$("$oomlens" diagnose --format json "$log"); json_status=$?
+  text_out=$("$oomlens" diagnose --color never "$log"); text_status=$?
+  # Exit status contract: 1 when an incident was found, 0 when none, never 2 here.
+  if grep -q '"incidents": \[\]' <<<"$json_out"; then want=0; else want=1; fi
+  status_ok=1
+  if [ "$json_status" != "$want" ] || [ "$text_status" != "$want" ]; then status_ok=0; fi
+  if [ "$update" = "--update" ]; then
+    printf '%s\n' "$json_out" >"$name.json"
+    printf '%s\n' "$text_out" >"$name.txt"
+  fi
+  if [ "$status_ok" = 1 ] && diff -u "$name.json" <(printf '%s\n' "$json_out") >/dev/null &&
+     diff -u "$name.txt" <(printf '%s\n' "$text_out") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $log (exit json=$json_status text=$text_status, expected $want)"
+    diff -u "$name.json" <(printf '%s\n' "$json_out") | head -40
+    diff -u "$name.txt" <(printf '%s\n' "$text_out") | head -40
+  fi
+done
+echo "golden: $pass passed, $fail failed"
+[ "$fail" = 0 ]
