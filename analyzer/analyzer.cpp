@@ -20,7 +20,13 @@ const LiteralScanner& anchor_scanner() {
 struct LogAnalyzer::State {
   parse::Parsed parsed;
   bool capped = false;
-  LogStream stream{anchor_scanner(), [this](Region&& region) { on_region(region); }};
+  LogStream stream{anchor_scanner(), [this](Region&& region) { on_region(region); }, stream_limits()};
+
+  static StreamLimits stream_limits() {
+    StreamLimits limits;
+    limits.deep_lookback = parse::anchors_needing_traceback();
+    return limits;
+  }
 
   void on_region(const Region& region) {
     parse::Parsed local;
@@ -48,6 +54,9 @@ LogAnalyzer::~LogAnalyzer() = default;
 std::span<char> LogAnalyzer::prepare(std::size_t n) { return state_->stream.prepare(n); }
 void LogAnalyzer::commit(std::size_t n) { state_->stream.commit(n); }
 void LogAnalyzer::feed(std::string_view bytes) { state_->stream.feed(bytes); }
+void LogAnalyzer::feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release) {
+  state_->stream.feed_contiguous(input, std::move(release));
+}
 
 Analysis LogAnalyzer::finish() {
   state_->stream.finish();

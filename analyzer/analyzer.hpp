@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -33,6 +34,9 @@ class LogAnalyzer {
   std::span<char> prepare(std::size_t n);
   void commit(std::size_t n);
   void feed(std::string_view bytes);
+  // The whole input in memory at once (a mapped file), read in place;
+  // `release(offset, length)` is told which bytes are no longer needed.
+  void feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release);
   Analysis finish();
 
  private:

@@ -101,8 +101,10 @@ std::vector<Cause> candidate_causes(const Context& c, bool limit_hit) {
     if (outside) causes.push_back({OomClass::external, outside, "in use on the device outside this process's reservation"});
   }
   if (limit_hit && n.limit) {
-    u64 withheld = n.total ? minus(*n.total, *n.limit) : 0;
-    causes.push_back({OomClass::limit, withheld, fmt::format("withheld by the {} cap", sz(*n.limit))});
+    if (n.total)
+      causes.push_back({OomClass::limit, minus(*n.total, *n.limit), fmt::format("withheld by the {} cap", sz(*n.limit))});
+    else  // MPS: the device total is not printed; what crosses the cap is the story
+      causes.push_back({OomClass::limit, 0, fmt::format("the {} cap would be crossed", sz(*n.limit))});
   }
   std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) { return a.bytes > b.bytes; });
   return causes;
@@ -138,6 +140,13 @@ void explain(const Context& c, Verdict& v, const Cause* top) {
                                            sz(*n.reserved_unallocated), sz(avail), avail < req ? "<" : "≥", sz(req)));
       else if (n.free)
         v.arithmetic.push_back(fmt::format("free {} {} requested {}", sz(*n.free), *n.free < req ? "<" : "≥", sz(req)));
+      if (c.e.family == OomFamily::mps && n.reserved && n.limit) {
+        u64 sum = *n.reserved + n.non_pytorch.value_or(0) + req;
+        v.arithmetic.push_back(fmt::format("MPS allocated {} + other allocations {} + requested {} = {} {} the {} "
+                                           "high-watermark cap",
+                                           sz(*n.reserved), sz(n.non_pytorch.value_or(0)), sz(req), sz(sum),
+                                           sum > *n.limit ? ">" : "≤", sz(*n.limit)));
+      }
       if (n.total && n.allocated && n.largest_free_block)
         v.arithmetic.push_back(fmt::format("in use {} of pool {}; largest free block {}", sz(live), sz(*n.total),
                                            sz(*n.largest_free_block)));
@@ -220,6 +229,13 @@ Verdict classify(OomEvent& e, const ClassifyThresholds& t) {
   if (e.placeholder_limit)
     v.notes.push_back("The printed limit (17179869184.00 GiB) is a placeholder: no memory fraction is set.");
 
+  if (n.requested && *n.requested >= kPlaceholderSize) {
+    v.cls = OomClass::unquantified;
+    v.notes.push_back("The request is at least 1 EiB, a size no device has: a bug in the program (a negative or "
+                      "overflowing dimension, an uninitialised size), not a memory shortage. Check the shape of "
+                      "the tensor created at the failing line.");
+    return v;
+  }
   bool has_device_figures = n.total || n.reserved || n.allocated || n.free;
   if (is_library_failure(e.family) || !n.requested || !has_device_figures) {
     v.cls = OomClass::unquantified;

@@ -23,18 +23,36 @@ std::span<char> LogStream::prepare(std::size_t n) {
   if (size_ + n > capacity_) {
     std::size_t cap = std::max<std::size_t>({capacity_ * 2, size_ + n, 1 << 20});
     std::unique_ptr<char[]> bigger(new char[cap]);
-    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
-    data_ = std::move(bigger);
+    if (size_) std::memcpy(bigger.get(), owned_.get(), size_);
+    owned_ = std::move(bigger);
+    bytes_ = owned_.get();
     capacity_ = cap;
   }
-  return {data_.get() + size_, n};
+  return {owned_.get() + size_, n};
 }
 
 void LogStream::commit(std::size_t n) {
   if (n == 0) return;
   size_ += n;
-  last_byte_newline_ = data_[size_ - 1] == '\n';
+  last_byte_newline_ = bytes_[size_ - 1] == '\n';
   scan_available(false);
+}
+
+void LogStream::feed_contiguous(std::string_view input, ReleaseFn release) {
+  // The input stays where it is (a memory-mapped file): no copy at all. Bytes
+  // behind what a region may still need are handed to `release`, so the
+  // caller can drop them from memory.
+  borrowed_ = true;
+  bytes_ = input.data();
+  base_ = 0;
+  size_ = 0;
+  release_ = std::move(release);
+  constexpr std::size_t kStep = 1 << 20;  // cache-sized steps for the scanner
+  while (size_ < input.size()) {
+    size_ = std::min(input.size(), size_ + kStep);
+    last_byte_newline_ = bytes_[size_ - 1] == '\n';
+    scan_available(false);
+  }
 }
 
 void LogStream::feed(std::string_view bytes) {
@@ -66,13 +84,13 @@ void LogStream::scan_available(bool at_end) {
     // Scan whole lines only: no anchor contains '\n', so none is cut in two.
     const char* nl = find_last(at(scanned_), end - scanned_, '\n');
     if (nl) {
-      limit = static_cast<std::uint64_t>(nl - data_.get()) + base_ + 1;
+      limit = offset_of(nl) + 1;
     } else if (end - scanned_ >= limits_.max_unbroken_bytes) {
       // A line without '\n' this long is a progress bar redrawn with '\r'
       // (cut there) or hostile input (cut anywhere, rescanning an overlap).
       const char* cr = find_last(at(scanned_), end - scanned_, '\r');
       if (cr) {
-        limit = static_cast<std::uint64_t>(cr - data_.get()) + base_ + 1;
+        limit = offset_of(cr) + 1;
       } else {
         hard_cut = true;
       }
@@ -86,7 +104,7 @@ void LogStream::scan_available(bool at_end) {
   for (const ScanHit& h : hits_) {
     std::uint64_t abs = start + h.offset;
     if (abs + scanner_.literals()[h.literal].size() <= dedupe_below_) continue;
-    on_hit(abs);
+    on_hit(abs, h.literal);
   }
   scanned_ = limit;
   if (hard_cut) {
@@ -103,7 +121,7 @@ std::uint64_t LogStream::line_end(std::uint64_t offset, bool /*at_end*/) const {
   std::uint64_t end = std::min(scanned_ > offset ? scanned_ : end_offset(), end_offset());
   if (offset >= end) return end;
   const void* nl = std::memchr(at(offset), '\n', end - offset);
-  return nl ? static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ : end;
+  return nl ? offset_of(nl) : end;
 }
 
 std::uint64_t LogStream::newlines_between(std::uint64_t from, std::uint64_t to) const {
@@ -111,7 +129,7 @@ std::uint64_t LogStream::newlines_between(std::uint64_t from, std::uint64_t to) 
   return count_newlines(std::string_view(at(from), to - from));
 }
 
-void LogStream::on_hit(std::uint64_t offset) {
+void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
   std::uint64_t floor = std::max(base_, emitted_until_);
   std::uint64_t le = line_end(offset, false);
   if (open_) {
@@ -123,12 +141,16 @@ void LogStream::on_hit(std::uint64_t offset) {
     // The open region is full: it ends where the new anchor's line begins.
     std::uint64_t lo = std::max(open_->last_anchor_end, floor);
     const char* nl = offset > lo ? find_last(at(lo), offset - lo, '\n') : nullptr;
-    emit_region(nl ? static_cast<std::uint64_t>(nl - data_.get()) + base_ + 1 : lo);
+    emit_region(nl ? offset_of(nl) + 1 : lo);
     floor = std::max(base_, emitted_until_);
   }
   // Walk back over the lines before the anchor: that is where the traceback is.
+  bool deep = limits_.deep_lookback.empty() ||
+              (literal < limits_.deep_lookback.size() && limits_.deep_lookback[literal]);
+  std::size_t back_bytes = deep ? limits_.lookback_bytes : limits_.shallow_lookback_bytes;
+  std::size_t back_lines = deep ? limits_.lookback_lines : limits_.shallow_lookback_lines;
   std::uint64_t start = offset;
-  std::uint64_t min_start = offset > floor + limits_.lookback_bytes ? offset - limits_.lookback_bytes : floor;
+  std::uint64_t min_start = offset > floor + back_bytes ? offset - back_bytes : floor;
   std::size_t lines = 0;
   while (start > min_start) {
     const char* nl = find_last(at(min_start), start - min_start, '\n');
@@ -136,8 +158,8 @@ void LogStream::on_hit(std::uint64_t offset) {
       start = min_start;
       break;
     }
-    std::uint64_t nl_off = static_cast<std::uint64_t>(nl - data_.get()) + base_;
-    if (lines++ > limits_.lookback_lines) {
+    std::uint64_t nl_off = offset_of(nl);
+    if (lines++ > back_lines) {
       start = nl_off + 1;
       break;
     }
@@ -163,7 +185,7 @@ void LogStream::close_region_if_done(bool at_end) {
       pos = bound;
       break;
     }
-    pos = static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ + 1;
+    pos = offset_of(nl) + 1;
     if (++lines > limits_.lookahead_lines) {
       done = true;
       break;
@@ -199,7 +221,7 @@ void LogStream::emit_region(std::uint64_t end) {
   auto add_piece = [&](std::uint64_t line_start, std::uint64_t a, std::uint64_t b) {
     while (a < b) {
       const void* cr = std::memchr(at(a), '\r', b - a);
-      std::uint64_t seg_end = cr ? static_cast<std::uint64_t>(static_cast<const char*>(cr) - data_.get()) + base_ : b;
+      std::uint64_t seg_end = cr ? offset_of(cr) : b;
       add_segment(line_start, a, seg_end);
       a = seg_end + 1;
     }
@@ -208,7 +230,7 @@ void LogStream::emit_region(std::uint64_t end) {
   std::uint64_t pos = region_bytes.start;
   while (pos < end) {
     const void* nl = std::memchr(at(pos), '\n', end - pos);
-    std::uint64_t le = nl ? static_cast<std::uint64_t>(static_cast<const char*>(nl) - data_.get()) + base_ : end;
+    std::uint64_t le = nl ? offset_of(nl) : end;
     if (le - pos <= limits_.max_line_bytes) {
       add_piece(pos, pos, le);
     } else {
@@ -239,12 +261,22 @@ void LogStream::trim() {
   std::uint64_t keep = scanned_ - std::min<std::uint64_t>(scanned_ - base_, limits_.lookback_bytes + limits_.max_line_bytes);
   keep = std::min<std::uint64_t>(keep, scanned_ - std::min<std::uint64_t>(carry_, scanned_ - base_));
   if (open_) keep = std::min(keep, open_->start);
+  if (borrowed_) {
+    // Release in large steps: each call costs a system call in the caller.
+    constexpr std::uint64_t kReleaseStep = 16 << 20;
+    if (release_ && keep >= released_ + kReleaseStep) {
+      release_(released_, keep - released_);
+      released_ = keep;
+    }
+    return;
+  }
   std::size_t drop = static_cast<std::size_t>(keep - base_);
   // Move the tail down only when that frees a good share: amortised O(1) per byte.
   if (drop < (1u << 20) && drop < size_ / 2) return;
-  std::memmove(data_.get(), data_.get() + drop, size_ - drop);
+  std::memmove(owned_.get(), owned_.get() + drop, size_ - drop);
   size_ -= drop;
   base_ += drop;
+  bytes_ = owned_.get();
 }
 
 }  // namespace oomlens::analyzer

@@ -20,6 +20,13 @@ namespace oomlens::analyzer {
 struct StreamLimits {
   std::size_t lookback_lines = 1500;         // a deep traceback of 8 interleaved ranks
   std::size_t lookback_bytes = 256 * 1024;
+  // Anchors that never need a traceback (signals, settings, warnings) look
+  // back only this far: most anchors in a long log are of that kind.
+  std::size_t shallow_lookback_lines = 4;
+  std::size_t shallow_lookback_bytes = 4 * 1024;
+  // For each scanner literal: does its line need the deep lookback? Empty
+  // means every literal does.
+  std::vector<bool> deep_lookback;
   std::size_t lookahead_lines = 200;          // multi-line messages, BFC/XLA reports
   std::size_t lookahead_bytes = 64 * 1024;
   std::size_t max_region_bytes = 2 * 1024 * 1024;  // then the region is cut and a new one starts
@@ -30,6 +37,8 @@ struct StreamLimits {
 class LogStream {
  public:
   using RegionSink = std::function<void(Region&&)>;
+  // Called with (offset, length) of input bytes the stream will not read again.
+  using ReleaseFn = std::function<void(std::uint64_t, std::uint64_t)>;
 
   LogStream(const LiteralScanner& scanner, RegionSink sink, StreamLimits limits = {});
   ~LogStream();
@@ -38,6 +47,9 @@ class LogStream {
   std::span<char> prepare(std::size_t n);
   void commit(std::size_t n);
   void feed(std::string_view bytes);
+  // The whole input at once, read in place (a mapped file); use instead of
+  // prepare/commit/feed, then call finish().
+  void feed_contiguous(std::string_view input, ReleaseFn release);
   // End of input: scans what is left and emits the last region.
   void finish();
 
@@ -47,9 +59,10 @@ class LogStream {
 
  private:
   std::uint64_t end_offset() const { return base_ + size_; }
-  const char* at(std::uint64_t offset) const { return data_.get() + (offset - base_); }
+  const char* at(std::uint64_t offset) const { return bytes_ + (offset - base_); }
+  std::uint64_t offset_of(const void* p) const { return static_cast<std::uint64_t>(static_cast<const char*>(p) - bytes_) + base_; }
   void scan_available(bool at_end);
-  void on_hit(std::uint64_t offset);
+  void on_hit(std::uint64_t offset, std::uint32_t literal);
   void close_region_if_done(bool at_end);
   void emit_region(std::uint64_t end);
   void trim();
@@ -62,9 +75,13 @@ class LogStream {
 
   // Bytes from base_ on. Not a std::string/vector: those zero-fill on growth,
   // a whole extra pass over a multi-gigabyte log.
-  std::unique_ptr<char[]> data_;
+  std::unique_ptr<char[]> owned_;
+  const char* bytes_ = nullptr;  // the byte at base_: owned_, or the borrowed input
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  bool borrowed_ = false;
+  ReleaseFn release_;
+  std::uint64_t released_ = 0;
   std::uint64_t base_ = 0;     // absolute offset of buf_[0]
   std::uint64_t scanned_ = 0;  // absolute offset up to which bytes were scanned
   std::uint64_t newlines_before_scanned_ = 0;

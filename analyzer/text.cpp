@@ -1,6 +1,7 @@
 #include "analyzer/text.hpp"
 
 #include <cctype>
+#include <cstring>
 
 namespace oomlens::analyzer {
 namespace {
@@ -82,10 +83,11 @@ std::optional<std::size_t> read_rank(std::string_view t, int& rank) {
   for (std::string_view tag : {std::string_view("[rank"), std::string_view("[default")}) {
     if (t.starts_with(tag)) {
       int r = number_at(tag.size(), end);
-      if (r >= 0 && end + 1 < t.size() + 1 && end < t.size() && t[end] == ']') {
+      if (r >= 0 && end < t.size() && t[end] == ']') {
         std::size_t i = end + 1;
         if (i < t.size() && t[i] == ':') ++i;
-        while (i < t.size() && t[i] == ' ') ++i;
+        // The program's own text follows at once: its indentation (traceback
+        // frames, source lines) is meaningful, so no spaces are dropped.
         rank = r;
         return i;
       }
@@ -99,10 +101,8 @@ std::optional<std::size_t> read_rank(std::string_view t, int& rank) {
         std::size_t i = end + 1;
         for (std::string_view s : {std::string_view("<stdout>:"), std::string_view("<stderr>:")})
           if (t.substr(i).starts_with(s)) {
-            i += s.size();
-            while (i < t.size() && t[i] == ' ') ++i;
             rank = r;
-            return i;
+            return i + s.size();
           }
       }
     }
@@ -130,6 +130,7 @@ std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int se
 }
 
 std::string strip_ansi(std::string_view text) {
+  if (std::memchr(text.data(), '\x1b', text.size()) == nullptr) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -161,11 +162,15 @@ LinePrefix read_prefix(std::string_view text) {
   // Launchers and loggers stack prefixes: "[default0]:[rank0]:2026-... ".
   for (int round = 0; round < 4; ++round) {
     std::string_view rest = text.substr(pos);
+    // A timestamp may follow a rank prefix after a space; plain text keeps its
+    // leading spaces.
+    std::size_t spaces = 0;
+    while (spaces < rest.size() && rest[spaces] == ' ') ++spaces;
     std::int64_t ms = 0;
     int rank = 0;
-    if (auto n = read_timestamp(rest, ms)) {
+    if (auto n = read_timestamp(rest.substr(spaces), ms)) {
       if (!p.time_ms) p.time_ms = ms;
-      pos += *n;
+      pos += spaces + *n;
     } else if (auto m = read_rank(rest, rank)) {
       if (!p.rank) p.rank = rank;
       pos += *m;

@@ -91,7 +91,8 @@ void render_incident(std::ostream& out, const std::string& path, const rules::In
     for (const auto& a : inc.verdict.arithmetic)
       if (!a.empty()) out << "    - " << a << "\n";
     for (const auto& c : inc.verdict.secondary)
-      out << fmt::format("    - also {}: {} {}\n", analyzer::to_string(c.cls), format_size(c.bytes), c.what);
+      out << fmt::format("    - also {}: {}{}\n", analyzer::to_string(c.cls), c.bytes ? format_size(c.bytes) + " " : "",
+                         c.what);
   }
   for (const auto& note : inc.verdict.notes) out << "  note: " << note << "\n";
   for (const auto& note : inc.notes) out << "  note: " << note << "\n";

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   nlohmann-json3-dev libboost-dev libre2-dev libfmt-dev catch2
-  ripgrep hyperfine
+  ripgrep hyperfine time python3
 )
 
 missing=()

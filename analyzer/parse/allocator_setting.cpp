@@ -47,18 +47,8 @@ std::string pattern(std::string_view before, std::string_view names, std::string
   return std::string(before) + std::string(names) + std::string(after);
 }
 
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
 LogFinding setting_at(const Line& line, std::string detail) {
-  LogFinding f;
-  f.kind = FindingKind::allocator_setting;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(detail);
-  return f;
+  return finding_at(line, FindingKind::allocator_setting, std::move(detail));
 }
 
 std::string value_of(StringPiece single, StringPiece dbl, StringPiece bare) {

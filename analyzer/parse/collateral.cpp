@@ -13,7 +13,6 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,37 +27,11 @@ namespace {
 
 using re2::StringPiece;
 
-constexpr std::size_t kHeadBytes = 512;
 constexpr std::size_t kSummaryLines = 400;  // a summary lists every failed rank; keep bounded
 
-std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
-std::optional<int> to_int(std::string_view digits) {
-  int v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
-  return v;
-}
-
-// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
-std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
-  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
-    if (region.lines[j].rank == rank) return j;
-    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 LogFinding collateral_at(const Line& line, std::string detail, std::optional<int> stated_rank = std::nullopt) {
-  LogFinding f;
-  f.kind = FindingKind::collateral;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank ? line.rank : stated_rank;  // the launcher prefix wins over what the text says
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(detail);
+  LogFinding f = finding_at(line, FindingKind::collateral, std::move(detail));
+  if (!f.rank) f.rank = stated_rank;  // the launcher prefix wins over what the text says
   return f;
 }
 
@@ -77,9 +50,9 @@ std::string signal_name(int number) {
 }
 
 std::string exit_detail(std::string_view exitcode) {
-  auto code = to_int(exitcode);
+  auto code = exact_int(exitcode);
   std::string detail = fmt::format("exitcode={}", exitcode);
-  if (code && *code < 0 && *code > -128) detail += " signal=" + signal_name(-*code);
+  if (code && *code < 0 && *code > -128) detail += fmt::format(" signal={}", signal_name(-*code));
   return detail;
 }
 
@@ -123,7 +96,7 @@ std::optional<std::size_t> child_failed(const Region& region, std::size_t at, Pa
     if (RE2::PartialMatch(text, root_cause)) in_root_cause = true;
     if (RE2::PartialMatch(text, traceback_field) && !embedded_traceback) embedded_traceback = *next;
     if (!in_root_cause) continue;
-    if (RE2::PartialMatch(text, rank_field, &value)) cause.rank = to_int(view(value));
+    if (RE2::PartialMatch(text, rank_field, &value)) cause.rank = exact_int(view(value));
     else if (RE2::PartialMatch(text, exit_field, &value)) cause.exitcode = std::string(view(value));
     else if (RE2::PartialMatch(text, signal_field, &value)) cause.signal = std::string(view(value));
   }
@@ -131,8 +104,9 @@ std::optional<std::size_t> child_failed(const Region& region, std::size_t at, Pa
   std::string detail = "ChildFailedError root cause:";
   if (cause.rank) detail += fmt::format(" rank={}", *cause.rank);
   if (!cause.exitcode.empty()) {
-    detail += " " + exit_detail(cause.exitcode);
-    if (!cause.signal.empty() && detail.find(" signal=") == std::string::npos) detail += " signal=" + cause.signal;
+    detail += fmt::format(" {}", exit_detail(cause.exitcode));
+    if (!cause.signal.empty() && detail.find(" signal=") == std::string::npos)
+      detail += fmt::format(" signal={}", cause.signal);
   }
   if (!cause.rank && cause.exitcode.empty()) detail = "ChildFailedError (no summary)";
   out.findings.push_back(collateral_at(line, std::move(detail), cause.rank));
@@ -145,7 +119,7 @@ std::optional<int> stated_rank(std::string_view text) {
   static const RE2 re(R"(\[(?:PG [^\]]{0,80}?)?Rank (\d+)\])", RE2::Latin1);
   StringPiece n;
   if (!RE2::PartialMatch(text, re, &n)) return std::nullopt;
-  return to_int(view(n));
+  return exact_int(view(n));
 }
 
 std::optional<std::string> watchdog(std::string_view text) {
@@ -179,7 +153,7 @@ std::optional<std::string> launcher_signal(std::string_view text) {
   if (RE2::PartialMatch(text, closing, &a, &b))
     return fmt::format("launcher stopping workers: pid={} signal={}", view(a), view(b));
   if (RE2::PartialMatch(text, exception, &a, &b)) {
-    auto number = to_int(view(b));
+    auto number = exact_int(view(b));
     return fmt::format("launcher got a signal: pid={} signal={}", view(a),
                        number ? signal_name(*number) : std::string(view(b)));
   }

@@ -1,9 +1,16 @@
 #include "analyzer/parse/common.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+
+#include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
+
+// The C10 suffix is at most 4 lines; slack for "Exception raised from".
+constexpr std::size_t kC10SuffixLines = 6;
 
 bool starts_new_record(std::string_view t) {
   std::size_t i = 0;
@@ -14,7 +21,97 @@ bool starts_new_record(std::string_view t) {
          s.starts_with("The above exception was the direct cause");
 }
 
+// Events and findings name the anchor line the same way.
+template <typename Record>
+void place_at(const Line& line, Record& record) {
+  record.line = line.number;
+  record.offset = line.offset;
+  record.rank = line.rank;
+  record.time_ms = line.time_ms;
+}
+
+template <typename Int>
+std::optional<Int> exact_integer(std::string_view digits) {
+  Int value{};
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
+
+std::string capped(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  return std::string(text.substr(0, max_bytes)) + "…";
+}
+
+std::string exception_before(std::string_view line, std::size_t needle_pos) {
+  std::string_view before = line.substr(0, needle_pos);
+  while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+  if (before.empty() || before.back() != ':') return {};
+  before.remove_suffix(1);
+  std::size_t start = before.size();
+  while (start > 0) {
+    char c = before[start - 1];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') --start;
+    else break;
+  }
+  std::string_view name = before.substr(start);
+  // An exception type names a class: its last dotted part is capitalised.
+  auto dot = name.rfind('.');
+  std::string_view cls = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  if (cls.empty() || !std::isupper(static_cast<unsigned char>(cls[0]))) return {};
+  return std::string(name);
+}
+
+std::optional<std::uint64_t> exact_u64(std::string_view digits) { return exact_integer<std::uint64_t>(digits); }
+
+std::optional<int> exact_int(std::string_view digits) { return exact_integer<int>(digits); }
+
+std::string sized(std::string_view before, std::string_view after) {
+  std::string pattern(before);
+  pattern += kSizePattern;
+  pattern += after;
+  return pattern;
+}
+
+std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
+  re2::StringPiece size;
+  if (!RE2::PartialMatch(text, re, &size)) return std::nullopt;
+  return parse_size(view(size));
+}
+
+OomEvent event_at(const Line& line, OomFamily family) {
+  OomEvent ev;
+  place_at(line, ev);
+  ev.family = family;
+  ev.end_line = line.number;
+  return ev;
+}
+
+LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, std::optional<std::uint64_t> bytes) {
+  LogFinding f;
+  place_at(line, f);
+  f.kind = kind;
+  f.text = capped(line.text);
+  f.detail = std::move(detail);
+  f.bytes = bytes;
+  return f;
+}
+
+std::size_t append_event(const Region& region, std::size_t last, OomEvent ev, Parsed& out) {
+  ev.end_line = region.lines[last].number;
+  out.ooms.push_back(std::move(ev));
+  return last;
+}
+
+std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
+  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
+    if (region.lines[j].rank == rank) return j;
+    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 std::string joined_message(const Region& region, std::size_t at, std::size_t max_lines,
                            const std::function<bool(std::string_view)>& complete, std::size_t* last) {
@@ -33,28 +130,33 @@ std::string joined_message(const Region& region, std::size_t at, std::size_t max
   return text;
 }
 
-std::string exception_before(std::string_view line, std::size_t needle_pos) {
-  std::string_view head = line.substr(0, needle_pos);
-  while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
-  if (head.empty() || head.back() != ':') return {};
-  head.remove_suffix(1);
-  std::size_t start = head.size();
-  while (start > 0) {
-    char c = head[start - 1];
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') --start;
-    else break;
-  }
-  std::string_view name = head.substr(start);
-  // An exception type names a class: its last dotted part is capitalised.
-  auto dot = name.rfind('.');
-  std::string_view cls = dot == std::string_view::npos ? name : name.substr(dot + 1);
-  if (cls.empty() || !std::isupper(static_cast<unsigned char>(cls[0]))) return {};
-  return std::string(name);
+bool strip_log_prefix(std::string_view& text, std::string_view* file) {
+  static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+([\w./-]+\.(?:cc|h|cpp)):\d+\]\s?)",
+                          RE2::Latin1);
+  re2::StringPiece rest(text), source;
+  if (!RE2::Consume(&rest, prefix, &source)) return false;
+  text = view(rest);
+  if (file) *file = view(source);
+  return true;
 }
 
-std::string capped(std::string_view text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  return std::string(text.substr(0, max_bytes)) + "…";
+bool is_c10_suffix(std::string_view text) {
+  static const RE2 re(
+      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
+      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
+      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
+      RE2::Latin1);
+  return RE2::PartialMatch(head(text), re);
+}
+
+std::size_t c10_suffix_end(const Region& region, std::size_t at) {
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kC10SuffixLines; ++n) {
+    auto next = next_line_of(region, last, region.lines[at].rank);
+    if (!next || !is_c10_suffix(region.lines[*next].text)) break;
+    last = *next;
+  }
+  return last;
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -9,9 +9,6 @@
 // pressure, not an OOM.
 #include <re2/re2.h>
 
-#include <algorithm>
-#include <charconv>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,80 +23,8 @@ namespace {
 
 using re2::StringPiece;
 
-constexpr std::size_t kHeadBytes = 512;       // continuation lines are judged by their start
-constexpr std::size_t kSuffixLines = 6;       // C10 suffix is at most 4 lines; slack for "Exception raised from"
 constexpr std::size_t kNcclLookahead = 8;     // "NCCL error in" -> ncclUnhandledCudaError -> Last error: -> text
 constexpr std::size_t kNcclLookbehind = 20;   // NCCL WARN lines print before the Python exception
-
-std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
-
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
-std::optional<std::uint64_t> to_u64(std::string_view digits) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
-  return v;
-}
-
-// The next line after `i` printed by `rank`. Other ranks' lines interleave and
-// are skipped, unless one is an anchor: stop there, so its parser still gets it
-// (parse_region skips every anchor up to the index we return).
-std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
-  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
-    if (region.lines[j].rank == rank) return j;
-    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-OomEvent event_at(const Line& line, OomFamily family, Device device) {
-  OomEvent ev;
-  ev.family = family;
-  ev.device = device;
-  ev.line = line.number;
-  ev.end_line = line.number;
-  ev.offset = line.offset;
-  ev.rank = line.rank;
-  ev.time_ms = line.time_ms;
-  return ev;
-}
-
-LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, std::optional<std::uint64_t> bytes) {
-  LogFinding f;
-  f.kind = kind;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(detail);
-  f.bytes = bytes;
-  return f;
-}
-
-// §7 / §1.5: the lines C10_CUDA_CHECK appends (hipified on ROCm); 2.x adds the
-// "Search for `cudaError…'" help line first; 1.13 ends the hint with a period.
-bool is_c10_suffix(std::string_view text) {
-  static const RE2 re(
-      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
-      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
-      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
-      RE2::Latin1);
-  return RE2::PartialMatch(head(text), re);
-}
-
-// Last line of the C10 suffix after `at` (`at` when there is none).
-std::size_t c10_suffix_end(const Region& region, std::size_t at, bool& seen) {
-  std::size_t last = at;
-  for (std::size_t n = 0; n < kSuffixLines; ++n) {
-    auto next = next_line_of(region, last, region.lines[at].rank);
-    if (!next || !is_c10_suffix(region.lines[*next].text)) break;
-    last = *next;
-    seen = true;
-  }
-  return last;
-}
 
 // PyTorch's wording, not the library's: the C10 suffix (sometimes flattened
 // onto the message line), a torch exception, cuBLAS's handle-creation call,
@@ -135,13 +60,7 @@ std::size_t emit(const Region& region, std::size_t at, std::size_t pos, std::siz
   ev.exception = exception_on(text, pos);
   ev.framework = framework_of(text, ev.exception, c10_suffix);
   ev.message = capped(text.substr(pos));
-  ev.end_line = region.lines[last].number;
-  out.ooms.push_back(std::move(ev));
-  return last;
-}
-
-std::size_t pos_of(std::string_view text, StringPiece found) {
-  return static_cast<std::size_t>(found.data() - text.data());
+  return append_event(region, last, std::move(ev), out);
 }
 
 // §6.2: "failed to allocate {x}G ({N} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY";
@@ -159,12 +78,12 @@ std::optional<std::size_t> stream_executor_note(const Region& region, std::size_
         fmt::format("stream_executor could not allocate {} from the device; TF/XLA's BFC allocator usually "
                     "retries and succeeds, so this alone is not an OOM",
                     view(shown)),
-        to_u64(view(bytes))));
+        exact_u64(view(bytes))));
     return at;
   }
   if (RE2::PartialMatch(line.text, host, &bytes)) {
     out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
-                                      "stream_executor could not allocate pinned host memory", to_u64(view(bytes))));
+                                      "stream_executor could not allocate pinned host memory", exact_u64(view(bytes))));
     return at;
   }
   return std::nullopt;
@@ -197,7 +116,8 @@ std::optional<std::size_t> nccl_warn(const Region& region, std::size_t at, Parse
   const Line& line = region.lines[at];
   std::optional<int> gpu;
   if (!is_nccl_warn_oom(line.text, &gpu)) return std::nullopt;
-  OomEvent ev = event_at(line, OomFamily::nccl, nccl_device(line.text));
+  OomEvent ev = event_at(line, OomFamily::nccl);
+  ev.device = nccl_device(line.text);
   ev.gpu = gpu;
   std::size_t pos = line.text.find("NCCL WARN");
   return emit(region, at, pos, at, std::move(ev), false, out);
@@ -247,7 +167,8 @@ std::optional<std::size_t> nccl_unhandled(const Region& region, std::size_t at, 
   }
   if (!evidence) return std::nullopt;  // a CUDA failure of another kind: not ours to call an OOM
 
-  OomEvent ev = event_at(line, OomFamily::nccl, nccl_device(line.text));
+  OomEvent ev = event_at(line, OomFamily::nccl);
+  ev.device = nccl_device(line.text);
   ev.gpu = gpu;
   return emit(region, at, pos_of(line.text, found), last, std::move(ev), false, out);
 }
@@ -279,10 +200,11 @@ std::optional<std::size_t> single_line(const Region& region, std::size_t at, Par
     return std::nullopt;
   }
   bool hip = !vendor.empty() && (vendor[0] == 'H' || vendor[0] == 'h');
-  bool suffix = false;
-  std::size_t last = c10_suffix_end(region, at, suffix);
-  OomEvent ev = event_at(line, family, hip ? Device::hip : Device::cuda);
-  return emit(region, at, pos_of(line.text, found), last, std::move(ev), suffix, out);
+  std::size_t last = c10_suffix_end(region, at);
+  bool c10_suffix = last != at;  // only PyTorch's C10_CUDA_CHECK appends it
+  OomEvent ev = event_at(line, family);
+  ev.device = hip ? Device::hip : Device::cuda;
+  return emit(region, at, pos_of(line.text, found), last, std::move(ev), c10_suffix, out);
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 // between them, so the labelled lines are read one by one after the header.
 #include <re2/re2.h>
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,8 +28,6 @@ namespace {
 // Header + five labelled lines + the limit's value line, with room for
 // interleaved ranks and a wrapped header.
 constexpr std::size_t kMaxLines = 12;
-
-std::string sized(const char* before) { return std::string(before) + kSizePattern; }
 
 // Where the message starts; the device index follows, or (truncated) nothing.
 const RE2& anchor_re() {
@@ -68,19 +65,10 @@ const RE2& free_re() {
 // on the next line.
 const RE2& limit_label_re() {
   static const RE2 re(
-      std::string(R"(PyTorch\s*limit\s*\(\s*set\s*by\s*user-supplied\s*memory\s*fraction\s*\)(?:\s*:\s*)") +
-      kSizePattern + ")?");
+      sized(R"(PyTorch\s*limit\s*\(\s*set\s*by\s*user-supplied\s*memory\s*fraction\s*\)(?:\s*:\s*)", ")?"));
   return re;
 }
 const RE2& limit_value_re() { static const RE2 re(sized(R"(^\s*:\s*)")); return re; }
-
-std::string_view view(re2::StringPiece p) { return {p.data(), p.size()}; }
-
-std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
-  re2::StringPiece size;
-  if (!RE2::PartialMatch(text, re, &size)) return std::nullopt;
-  return parse_size(view(size));
-}
 
 void set_limit(std::optional<std::uint64_t> limit, OomEvent& ev) {
   if (!limit) return;
@@ -133,9 +121,8 @@ bool read_labels(std::string_view text, OomEvent& ev, bool& limit_pending) {
 bool read_header(std::string_view text, OomEvent& ev) {
   re2::StringPiece index;
   if (!RE2::PartialMatch(text, header_re(), &index)) return false;
-  int gpu = 0;
   auto digits = view(index);
-  if (!digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), gpu).ec == std::errc()) {
+  if (auto gpu = exact_int(digits)) {
     ev.gpu = gpu;
   } else if (digits.size() == 1) {
     ev.gpu = static_cast<unsigned char>(digits[0]);
@@ -144,8 +131,9 @@ bool read_header(std::string_view text, OomEvent& ev) {
 }
 
 // The next line after `after` printed by the same rank as region.lines[at],
-// within the message window; other ranks' lines in between are skipped.
-std::optional<std::size_t> next_line_of_rank(const Region& region, std::size_t at, std::size_t after) {
+// within the message window; other ranks' lines in between are skipped, even
+// anchors (unlike next_line_of): a labelled line holds no other message.
+std::optional<std::size_t> next_line_in_window(const Region& region, std::size_t at, std::size_t after) {
   for (std::size_t i = after + 1; i < region.lines.size() && i - at < kMaxLines; ++i) {
     if (region.lines[i].rank == region.lines[at].rank) return i;
   }
@@ -159,24 +147,19 @@ std::optional<std::size_t> parse_cuda_malloc_async(const Region& region, std::si
   const Line& first = region.lines[at];
   re2::StringPiece found;
   if (!RE2::PartialMatch(first.text, anchor_re(), &found)) return std::nullopt;
-  std::size_t start = static_cast<std::size_t>(found.data() - first.text.data());
+  std::size_t start = pos_of(first.text, found);
   std::string message(std::string_view(first.text).substr(start));
 
-  OomEvent ev;
-  ev.family = OomFamily::cuda_malloc_async;
+  OomEvent ev = event_at(first, OomFamily::cuda_malloc_async);
   ev.framework = Framework::pytorch;
   ev.device = Device::cuda;
-  ev.line = first.number;
-  ev.offset = first.offset;
-  ev.rank = first.rank;
-  ev.time_ms = first.time_ms;
   ev.exception = exception_before(first.text, start);
 
   std::size_t last = at;
   if (!read_header(message, ev)) {
     // Either device 0's NUL ended the message, or a terminal wrapped the
     // header right after "device ": the next line of this rank tells which.
-    auto next = next_line_of_rank(region, at, at);
+    auto next = next_line_in_window(region, at, at);
     if (next && read_header(message + region.lines[*next].text, ev)) {
       message += region.lines[*next].text;
       last = *next;
@@ -190,7 +173,7 @@ std::optional<std::size_t> parse_cuda_malloc_async(const Region& region, std::si
   read_labels(first.text, ev, limit_pending);  // a wrapper may have put it all on one line
   std::size_t header_end = last;
   while (!ev.truncated) {
-    auto i = next_line_of_rank(region, at, last);
+    auto i = next_line_in_window(region, at, last);
     if (!i) break;
     const std::string& text = region.lines[*i].text;
     bool wrapped_header = last == header_end && is_wrapped_header_tail(text);
@@ -199,10 +182,8 @@ std::optional<std::size_t> parse_cuda_malloc_async(const Region& region, std::si
     message += text;
     last = *i;
   }
-  ev.end_line = region.lines[last].number;
   ev.message = capped(message);
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 }  // namespace oomlens::analyzer::parse

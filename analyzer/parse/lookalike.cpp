@@ -16,8 +16,6 @@
 // forms the kernel, bash, Slurm and Kubernetes print count.
 #include <re2/re2.h>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,44 +31,6 @@ namespace oomlens::analyzer::parse {
 namespace {
 
 using re2::StringPiece;
-
-constexpr std::size_t kHeadBytes = 512;
-constexpr std::size_t kSuffixLines = 6;
-
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
-std::optional<std::uint64_t> to_u64(std::string_view digits) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
-  return v;
-}
-
-// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
-std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
-  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
-    if (region.lines[j].rank == rank) return j;
-    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// The C10_CUDA_CHECK suffix (§7, as in cuda_library.cpp). Consumed so that its
-// "...to enable device-side assertions." line is not read as an assert.
-std::size_t c10_suffix_end(const Region& region, std::size_t at) {
-  static const RE2 suffix(
-      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
-      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
-      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
-      RE2::Latin1);
-  std::size_t last = at;
-  for (std::size_t n = 0; n < kSuffixLines; ++n) {
-    auto next = next_line_of(region, last, region.lines[at].rank);
-    if (!next || !RE2::PartialMatch(std::string_view(region.lines[*next].text).substr(0, kHeadBytes), suffix)) break;
-    last = *next;
-  }
-  return last;
-}
 
 struct Found {
   FindingKind kind;
@@ -114,7 +74,7 @@ std::optional<Found> cpu_alloc_failure(std::string_view text) {
   StringPiece n;
   if (RE2::PartialMatch(text, default_cpu, &n))
     return Found{FindingKind::cpu_alloc_failure, "PyTorch's CPU allocator could not allocate host memory",
-                 to_u64(view(n))};
+                 exact_u64(view(n))};
   if (RE2::PartialMatch(text, numpy, &n))
     return Found{FindingKind::cpu_alloc_failure, "numpy could not allocate host memory", parse_size(view(n))};
   if (RE2::PartialMatch(text, bad_alloc))
@@ -164,7 +124,7 @@ std::optional<Found> host_oom_kill(std::string_view text) {
             std::nullopt};
     StringPiece kb;
     if (RE2::PartialMatch(text, anon_rss, &kb)) {
-      auto k = to_u64(view(kb));
+      auto k = exact_u64(view(kb));
       if (k && *k <= UINT64_MAX / 1024) f.bytes = *k * 1024;  // the victim's resident memory
     }
     return f;
@@ -198,16 +158,8 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   if (!found) found = host_oom_kill(text);
   if (!found) return std::nullopt;
 
-  LogFinding f;
-  f.kind = found->kind;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(found->detail);
-  f.bytes = found->bytes;
-  out.findings.push_back(std::move(f));
+  out.findings.push_back(finding_at(line, found->kind, std::move(found->detail), found->bytes));
+  // The suffix's "...to enable device-side assertions." line is not read as an assert.
   return found->c10_suffix ? c10_suffix_end(region, at) : at;
 }
 

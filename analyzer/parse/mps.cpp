@@ -23,10 +23,6 @@ namespace {
 
 constexpr std::size_t kMaxLines = 8;
 
-std::string sized(const char* before, const char* after = "") {
-  return std::string(before) + kSizePattern + after;
-}
-
 const RE2& anchor_re() {
   static const RE2 re(R"((MPS\s*backend\s*out\s*of\s*memory\s*\(\s*MPS\s*allocated))");
   return re;
@@ -42,12 +38,6 @@ const RE2& requested_re() {
 // With a limit the message ends with the watermark hint, without one at "pool.".
 const RE2& hint_end_re() { static const RE2 re(R"(system\s*failure\s*\)\s*\.)"); return re; }
 const RE2& pool_end_re() { static const RE2 re(R"(on\s*(?:shared|private)\s*pool\s*\.)"); return re; }
-
-std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
-  re2::StringPiece size;
-  if (!RE2::PartialMatch(text, re, &size)) return std::nullopt;
-  return parse_size(std::string_view(size.data(), size.size()));
-}
 
 bool message_complete(std::string_view text) {
   if (RE2::PartialMatch(text, max_allowed_label_re())) return RE2::PartialMatch(text, hint_end_re());
@@ -65,19 +55,13 @@ std::optional<std::size_t> parse_mps(const Region& region, std::size_t at, Parse
   std::string text = joined_message(region, at, kMaxLines, message_complete, &last);
   re2::StringPiece found;
   if (!RE2::PartialMatch(text, anchor_re(), &found)) return std::nullopt;
-  std::size_t start = static_cast<std::size_t>(found.data() - text.data());
+  std::size_t start = pos_of(text, found);
   if (start >= first.text.size()) return std::nullopt;  // the anchor belongs to a later line
   std::string_view msg = std::string_view(text).substr(start);
 
-  OomEvent ev;
-  ev.family = OomFamily::mps;
+  OomEvent ev = event_at(first, OomFamily::mps);
   ev.framework = Framework::pytorch;
   ev.device = Device::mps;
-  ev.line = first.number;
-  ev.offset = first.offset;
-  ev.rank = first.rank;
-  ev.time_ms = first.time_ms;
-  ev.end_line = region.lines[last].number;
   ev.exception = exception_before(first.text, start);
   ev.message = capped(msg);
   MemoryNumbers& n = ev.numbers;
@@ -88,8 +72,7 @@ std::optional<std::size_t> parse_mps(const Region& region, std::size_t at, Parse
     if (*limit >= kPlaceholderSize) ev.placeholder_limit = true;
     else n.limit = limit;
   }
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -35,6 +35,19 @@ const std::vector<std::string>& anchor_literals() {
   return literals;
 }
 
+const std::vector<bool>& anchors_needing_traceback() {
+  // OOM messages need the lines above them (the traceback); signals,
+  // settings and warnings are read from their own line and the ones after.
+  static const std::vector<bool> deep = [] {
+    std::vector<bool> v;
+    for (const auto& literal : anchor_literals())
+      v.push_back(literal == "memory" || literal == "xhausted" || literal == "status_alloc_failed" ||
+                  literal == "oom when" || literal == "unhandled cuda error");
+    return v;
+  }();
+  return deep;
+}
+
 void parse_region(const Region& region, Parsed& out) {
   static constexpr std::array<Parser, 10> kParsers = {
       parse_pytorch_allocator, parse_cuda_malloc_async, parse_mps,      parse_cuda_library,

@@ -43,4 +43,8 @@ void parse_region(const Region& region, Parsed& out);
 // case-insensitively). Every parser's trigger text contains one of them.
 const std::vector<std::string>& anchor_literals();
 
+// For each anchor literal: whether its line may be an error with a Python
+// traceback above it (the stream then keeps a deep lookback for it).
+const std::vector<bool>& anchors_needing_traceback();
+
 }  // namespace oomlens::analyzer::parse

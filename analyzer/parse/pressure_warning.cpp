@@ -27,15 +27,7 @@ namespace {
 using re2::StringPiece;
 
 LogFinding pressure_at(const Line& line, std::string detail) {
-  LogFinding f;
-  f.kind = FindingKind::allocator_pressure;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(detail);
-  return f;  // neither message states a size
+  return finding_at(line, FindingKind::allocator_pressure, std::move(detail));  // neither message states a size
 }
 
 }  // namespace
@@ -51,7 +43,7 @@ std::optional<std::size_t> parse_pressure_warning(const Region& region, std::siz
     out.findings.push_back(pressure_at(
         line, fmt::format("{} allocator cache flush(es) since the last step: PyTorch's caching allocator had to "
                           "free its cache and retry cudaMalloc (DeepSpeed)",
-                          std::string_view(count.data(), count.size()))));
+                          view(count))));
     return at;
   }
   if (RE2::PartialMatch(line.text, bfc_gc)) {

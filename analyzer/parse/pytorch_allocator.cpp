@@ -8,7 +8,6 @@
 // tokens because wrapped lines are joined without a separator.
 #include <re2/re2.h>
 
-#include <charconv>
 #include <functional>
 #include <cstdint>
 #include <optional>
@@ -29,10 +28,6 @@ constexpr std::size_t kMaxLines = 12;
 constexpr std::uint64_t kOneExabyte = std::uint64_t{1} << 60;
 // Enough for any real NVML listing; bounds what hostile text can make us hold.
 constexpr std::size_t kMaxProcesses = 256;
-
-std::string sized(const char* before, const char* after = "") {
-  return std::string(before) + kSizePattern + after;
-}
 
 // §1.3 "Parser guidance": the anchor, with the device prefix optional (the
 // device-generic "Out of memory. Tried to allocate" of Era I).
@@ -114,22 +109,6 @@ const RE2& other_process_re() {
 const RE2& expandable_hint_re() {
   static const RE2 re(R"(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF\s*=\s*expandable_segments)");
   return re;
-}
-
-std::string_view view(re2::StringPiece p) { return {p.data(), p.size()}; }
-
-std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
-  re2::StringPiece size;
-  if (!RE2::PartialMatch(text, re, &size)) return std::nullopt;
-  return parse_size(view(size));
-}
-
-template <typename Int>
-std::optional<Int> integer(std::string_view digits) {
-  Int value{};
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
-  return value;
 }
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
@@ -220,7 +199,7 @@ std::string without_trailing_controls(std::string_view text) {
 void read_device_index(std::string_view msg, OomEvent& ev) {
   re2::StringPiece index;
   if (RE2::PartialMatch(msg, gpu_digits_re(), &index)) {
-    ev.gpu = integer<int>(view(index));
+    ev.gpu = exact_int(view(index));
   } else if (RE2::PartialMatch(msg, gpu_char_re(), &index)) {
     ev.gpu = static_cast<int>(static_cast<unsigned char>(index[0]));
   }
@@ -236,7 +215,7 @@ void read_processes(std::string_view msg, MemoryNumbers& n) {
   if (auto self = size_of(msg, self_process_re()); self && *self > 0) n.process_in_use = self;
   re2::StringPiece rest(msg.data(), msg.size()), pid, size;
   while (n.other_processes.size() < kMaxProcesses && RE2::FindAndConsume(&rest, other_process_re(), &pid, &size)) {
-    auto id = integer<std::uint64_t>(view(pid));
+    auto id = exact_u64(view(pid));
     auto bytes = parse_size(view(size));
     if (id && bytes) n.other_processes.push_back({*id, *bytes});
   }
@@ -296,26 +275,19 @@ std::optional<std::size_t> parse_pytorch_allocator(const Region& region, std::si
 
   re2::StringPiece match[3];
   if (!anchor_re().Match(text, 0, text.size(), RE2::UNANCHORED, match, 3)) return std::nullopt;
-  std::size_t start = static_cast<std::size_t>(match[0].data() - text.data());
+  std::size_t start = pos_of(text, match[0]);
   if (start >= first.text.size()) return std::nullopt;  // the anchor belongs to a later line
   std::string_view msg = std::string_view(text).substr(start);
 
-  OomEvent ev;
-  ev.family = OomFamily::pytorch_allocator;
+  OomEvent ev = event_at(first, OomFamily::pytorch_allocator);
   ev.framework = Framework::pytorch;
   ev.device = device_of(view(match[2]));
-  ev.line = first.number;
-  ev.offset = first.offset;
-  ev.rank = first.rank;
-  ev.time_ms = first.time_ms;
-  ev.end_line = region.lines[last].number;
   ev.exception = exception_before(first.text, start);
   ev.message = capped(without_trailing_controls(msg));
   read_device_index(msg, ev);
   read_numbers(msg, ev);
   ev.expandable_hint = RE2::PartialMatch(msg, expandable_hint_re());
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -18,8 +18,6 @@
 // not fit in host memory (device CPU, host allocators) is a cpu_alloc_failure.
 #include <re2/re2.h>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/parse/bfc_summary.hpp"
 #include "analyzer/parse/common.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/size.hpp"
@@ -36,57 +35,8 @@ namespace {
 
 using re2::StringPiece;
 
-constexpr std::size_t kHeadBytes = 512;     // continuation lines are judged by their start
 constexpr std::size_t kTrailerLines = 8;    // "[[{{node ...}}]]", "Hint: ...", "[Op:...]"
 constexpr std::size_t kDumpLines = 4096;    // the BFC dump lists every chunk; keep bounded
-
-std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
-std::optional<std::uint64_t> to_u64(std::string_view digits) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
-  return v;
-}
-
-// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
-std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
-  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
-    if (region.lines[j].rank == rank) return j;
-    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::size_t pos_of(std::string_view text, StringPiece found) {
-  return static_cast<std::size_t>(found.data() - text.data());
-}
-
-OomEvent event_at(const Line& line) {
-  OomEvent ev;
-  ev.family = OomFamily::tensorflow;
-  ev.framework = Framework::tensorflow;
-  ev.line = line.number;
-  ev.end_line = line.number;
-  ev.offset = line.offset;
-  ev.rank = line.rank;
-  ev.time_ms = line.time_ms;
-  return ev;
-}
-
-LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, std::optional<std::uint64_t> bytes) {
-  LogFinding f;
-  f.kind = kind;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = std::move(detail);
-  f.bytes = bytes;
-  return f;
-}
 
 // Host allocators: "cpu", "mklcpu", the pinned "gpu_host_bfc"/"cuda_host_bfc".
 bool is_host_allocator(std::string_view name) {
@@ -119,7 +69,7 @@ std::optional<std::uint64_t> tensor_bytes(std::string_view shape, std::string_vi
     std::size_t comma = dims.find(',');
     std::string_view dim = dims.substr(0, comma);
     while (!dim.empty() && dim.front() == ' ') dim.remove_prefix(1);
-    auto n = to_u64(dim);
+    auto n = exact_u64(dim);
     if (!n || __builtin_mul_overflow(*total, *n, &*total)) return std::nullopt;
     if (comma == std::string_view::npos) break;
     dims.remove_prefix(comma + 1);
@@ -165,34 +115,21 @@ std::optional<std::size_t> oom_when_allocating(const Region& region, std::size_t
     return last;
   }
 
-  OomEvent ev = event_at(line);
+  OomEvent ev = event_at(line, OomFamily::tensorflow);
+  ev.framework = Framework::tensorflow;
   std::size_t pos = pos_of(line.text, found);
   ev.numbers.requested = bytes;
   if (on_device && (kind == "TPU" || kind == "tpu")) ev.device = Device::tpu;
   else if (on_device) ev.device = Device::cuda;
-  int gpu = 0;
-  if (on_device && std::from_chars(index.data(), index.data() + index.size(), gpu).ec == std::errc()) ev.gpu = gpu;
+  if (on_device) ev.gpu = exact_int(view(index));
   // "...ResourceExhaustedError: OOM when" names the type right before; "(0)
   // Resource exhausted: OOM when" has none.
   ev.exception = exception_before(line.text, pos);
   ev.message = capped(std::string_view(line.text).substr(pos));
-  ev.end_line = region.lines[last].number;
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 // -- BFC "ran out of memory" ------------------------------------------------
-
-// TSL/glog prefix ("I tensorflow/...bfc_allocator.cc:1036] "); captures the source file.
-bool strip_log_prefix(std::string_view& text, std::string_view* file) {
-  static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+([\w./-]+\.(?:cc|h|cpp)):\d+\]\s?)",
-                          RE2::Latin1);
-  StringPiece rest(text), source;
-  if (!RE2::Consume(&rest, prefix, &source)) return false;
-  text = view(rest);
-  if (file) *file = view(source);
-  return true;
-}
 
 // Lines of DumpMemoryLog and the Stats block (§6.2); a line that starts
 // another message ends the dump.
@@ -203,22 +140,12 @@ bool is_dump_line(std::string_view raw, MemoryNumbers& numbers) {
       R"(^\s*(?:Current allocation summary follows|If the cause is memory fragmentation|If this is caused by memory fragmentation)"
       R"(|BFCAllocator dump for|Bin \(\d+\):|Bin for .* was|Chunk State|Size: .*\|\s*Requested Size|Next region of size)"
       R"(|(?:InUse|Free)\s+at\s+[0-9a-fA-Fx]+|Chunk at|Summary of in-use Chunks by size|\d+ Chunks of size)"
-      R"(|Sum Total of in-use chunks|Total bytes in pool|total_region_allocated_bytes_|Stats:\s*$|[*x_]{8,}\s*$))",
-      RE2::Latin1);
-  static const RE2 stat(
-      R"(^\s*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s*(-?\d+)\s*$)",
+      R"(|Sum Total of in-use chunks|Total bytes in pool|total_region_allocated_bytes_))",
       RE2::Latin1);
   std::string_view text = head(raw);
   std::string_view file;
   bool prefixed = strip_log_prefix(text, &file);
-  StringPiece key, value;
-  if (RE2::FullMatch(text, stat, &key, &value)) {
-    auto bytes = to_u64(view(value));
-    if (key == "Limit") numbers.total = bytes;
-    else if (key == "InUse") numbers.allocated = bytes;
-    else if (key == "LargestFreeBlock") numbers.largest_free_block = bytes;
-    return true;
-  }
+  if (read_bfc_stat(text, numbers) || is_bfc_stats_header(text) || is_bfc_occupancy_render(text)) return true;
   if (RE2::PartialMatch(text, dump)) return true;
   if (RE2::PartialMatch(text, other_message)) return false;
   return prefixed && file.ends_with("bfc_allocator.cc");  // whatever else BFC logs in its dump
@@ -277,7 +204,7 @@ std::optional<std::size_t> bfc_ran_out(const Region& region, std::size_t at, Par
 
   MemoryNumbers numbers;
   // The rounded figure is what BFC looked for; TF 1.x printed only the size.
-  numbers.requested = rounded.empty() ? shown_bytes : to_u64(view(rounded));
+  numbers.requested = rounded.empty() ? shown_bytes : exact_u64(view(rounded));
   std::size_t last = consume_dump(region, at, numbers);
 
   if (is_host_allocator(view(name))) {
@@ -286,7 +213,7 @@ std::optional<std::size_t> bfc_ran_out(const Region& region, std::size_t at, Par
                                       numbers.requested));
     return last;
   }
-  OomEvent ev = event_at(line);
+  OomEvent ev = event_at(line, OomFamily::tensorflow);
   ev.framework = bfc_framework(line.text);
   ev.numbers = numbers;
   int gpu = 0;
@@ -295,9 +222,7 @@ std::optional<std::size_t> bfc_ran_out(const Region& region, std::size_t at, Par
   if (RE2::PartialMatch(name, gpu_word)) ev.device = Device::cuda;
   std::size_t pos = pos_of(line.text, found);
   ev.message = capped(std::string_view(line.text).substr(pos));
-  ev.end_line = region.lines[last].number;
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 }  // namespace

@@ -13,13 +13,12 @@
 // is host RAM: a cpu_alloc_failure finding.
 #include <re2/re2.h>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "analyzer/parse/bfc_summary.hpp"
 #include "analyzer/parse/common.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/size.hpp"
@@ -29,40 +28,9 @@ namespace {
 
 using re2::StringPiece;
 
-constexpr std::size_t kHeadBytes = 512;      // report lines are judged by their start
 constexpr std::size_t kWrappedLines = 3;     // TPU messages are printed over up to 3 lines
 constexpr std::size_t kReportLines = 600;    // BufferAssignment lists ~15 peak buffers of ~8 lines; keep bounded
 constexpr std::size_t kReportBlankRun = 2;   // blank lines separate peak buffers
-
-std::string_view head(std::string_view text) { return text.substr(0, kHeadBytes); }
-std::string_view view(StringPiece sp) { return {sp.data(), sp.size()}; }
-
-std::optional<std::uint64_t> to_u64(std::string_view digits) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;  // absurd: overflow
-  return v;
-}
-
-// See cuda_library.cpp: skip other ranks' lines unless one is an anchor.
-std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, const std::optional<int>& rank) {
-  for (std::size_t j = i + 1; j < region.lines.size(); ++j) {
-    if (region.lines[j].rank == rank) return j;
-    if (std::binary_search(region.anchors.begin(), region.anchors.end(), j)) return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// TSL/glog line prefixes ("I tensorflow/...bfc_allocator.cc:1036] ", "W0301
-// 12:00:00.123456 4242 bfc_allocator.cc:479] "): the BFC summary prints each
-// of its lines through LOG.
-std::string_view without_log_prefix(std::string_view text) {
-  static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+[\w./-]+\.(?:cc|h|cpp):\d+\]\s?)",
-                          RE2::Latin1);
-  StringPiece rest(text);
-  if (RE2::Consume(&rest, prefix)) return view(rest);
-  return text;
-}
 
 // -- the message ------------------------------------------------------------
 
@@ -74,12 +42,8 @@ struct Message {
 };
 
 std::optional<std::uint64_t> bytes_or_size(std::string_view number, std::string_view unit) {
-  if (unit.empty() || unit == "bytes") return to_u64(number);  // exact: N > 2^53 must not go through a double
+  if (unit.empty() || unit == "bytes") return exact_u64(number);  // exact: N > 2^53 must not go through a double
   return parse_size(std::string(number) + std::string(unit));
-}
-
-std::size_t pos_of(std::string_view text, StringPiece found) {
-  return static_cast<std::size_t>(found.data() - text.data());
 }
 
 // `text` is the anchor line, possibly with its wrapped continuation appended.
@@ -109,10 +73,8 @@ std::optional<Message> read_message(std::string_view text) {
   if (RE2::PartialMatch(text, out_of_memory, &found, &a, &b)) {
     m.numbers.requested = bytes_or_size(view(a), view(b));
   } else if (RE2::PartialMatch(text, request, &found, &a, &b)) {
-    m.numbers.requested = to_u64(view(a));  // the exact "(184549376B)", not the rounded MiB figure
-    int ordinal = 0;
-    auto [ptr, ec] = std::from_chars(b.data(), b.data() + b.size(), ordinal);
-    if (!b.empty() && ec == std::errc() && ptr == b.data() + b.size()) m.gpu = ordinal;
+    m.numbers.requested = exact_u64(view(a));  // the exact "(184549376B)", not the rounded MiB figure
+    m.gpu = exact_int(view(b));
   } else if (RE2::PartialMatch(text, tpu_compile, &found, &a, &b, &c)) {
     // The compiled program needs `Used` bytes at once; the space holds `of`. Only
     // HBM is the device's memory (vmem is a kernel's scratchpad).
@@ -154,30 +116,8 @@ bool continues_report(std::string_view text) {
   return indented && text.find("File \"") == std::string_view::npos;  // not a Python frame
 }
 
-// TSL AllocatorStats::DebugString, after BFC's "Stats:" line (§6.2).
-bool read_stat(std::string_view text, MemoryNumbers& numbers) {
-  static const RE2 re(R"(^\s*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s*(-?\d+)\s*$)",
-                      RE2::Latin1);
-  StringPiece key, value;
-  if (!RE2::FullMatch(text, re, &key, &value)) return false;
-  auto bytes = to_u64(view(value));
-  if (key == "Limit") numbers.total = bytes;
-  else if (key == "InUse") numbers.allocated = bytes;
-  else if (key == "LargestFreeBlock") numbers.largest_free_block = bytes;
-  return true;
-}
-
-bool is_occupancy_render(std::string_view text) {
-  static const RE2 re(R"(^\s*[*x_]{8,}\s*$)", RE2::Latin1);
-  return RE2::FullMatch(text, re);
-}
-
-bool is_stats_header(std::string_view text) {
-  static const RE2 re(R"(^\s*Stats:\s*$)", RE2::Latin1);
-  return RE2::FullMatch(text, re);
-}
-
-// Consumes the report and stats blocks after `cursor`; returns the last line used.
+// Consumes the report and the BFC Stats block (bfc_summary.hpp) after `cursor`;
+// returns the last line used.
 std::size_t consume_reports(const Region& region, std::size_t cursor, const std::optional<int>& rank,
                             MemoryNumbers& numbers) {
   std::size_t last = cursor;
@@ -188,31 +128,21 @@ std::size_t consume_reports(const Region& region, std::size_t cursor, const std:
     if (!next) break;
     cursor = *next;
     std::string_view raw = head(region.lines[cursor].text);
-    std::string_view text = without_log_prefix(raw);
+    std::string_view text = raw;
+    strip_log_prefix(text);  // the BFC summary prints each of its lines through LOG
     if (text.find_first_not_of(" \t") == std::string_view::npos) {
       if (++blanks > kReportBlankRun) break;
       continue;  // kept only if a report goes on after it
     }
     blanks = 0;
-    if (is_stats_header(text)) block = Block::stats;
+    if (is_bfc_stats_header(text)) block = Block::stats;
     else if (starts_report(text)) block = Block::report;
     else if (block == Block::report && continues_report(raw)) {}
-    else if (block == Block::stats && (read_stat(text, numbers) || is_occupancy_render(text))) {}
+    else if (block == Block::stats && (read_bfc_stat(text, numbers) || is_bfc_occupancy_render(text))) {}
     else break;
     last = cursor;
   }
   return last;
-}
-
-OomEvent event_at(const Line& line) {
-  OomEvent ev;
-  ev.family = OomFamily::xla;
-  ev.line = line.number;
-  ev.end_line = line.number;
-  ev.offset = line.offset;
-  ev.rank = line.rank;
-  ev.time_ms = line.time_ms;
-  return ev;
 }
 
 // §6.1 host form: host RAM for staging buffers, not the device.
@@ -221,16 +151,10 @@ std::optional<std::size_t> host_memory(const Region& region, std::size_t at, Par
   const Line& line = region.lines[at];
   StringPiece bytes;
   if (!RE2::PartialMatch(line.text, re, &bytes)) return std::nullopt;
-  LogFinding f;
-  f.kind = FindingKind::cpu_alloc_failure;
-  f.line = line.number;
-  f.offset = line.offset;
-  f.rank = line.rank;
-  f.time_ms = line.time_ms;
-  f.text = capped(line.text);
-  f.detail = "XLA ran out of host memory (XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB), not device memory";
-  f.bytes = to_u64(view(bytes));
-  out.findings.push_back(std::move(f));
+  out.findings.push_back(
+      finding_at(line, FindingKind::cpu_alloc_failure,
+                 "XLA ran out of host memory (XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB), not device memory",
+                 exact_u64(view(bytes))));
   return at;
 }
 
@@ -279,7 +203,7 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
     return std::nullopt;
   }
 
-  OomEvent ev = event_at(line);
+  OomEvent ev = event_at(line, OomFamily::xla);
   ev.numbers = message->numbers;
   ev.gpu = message->gpu;
   ev.exception = exception_before(line.text, message->pos);
@@ -287,9 +211,7 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
   ev.message = capped(std::string_view(text).substr(message->pos));
   ev.device = device_of(text);
   last = consume_reports(region, last, line.rank, ev.numbers);
-  ev.end_line = region.lines[last].number;
-  out.ooms.push_back(std::move(ev));
-  return last;
+  return append_event(region, last, std::move(ev), out);
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -24,18 +24,38 @@ void describe(const analyzer::Incident& inc, Diagnosis& d) {
       "empty_cache() can free it; the step needs less memory or the job needs more devices.\n\n" +
       evidence_markdown(inc);
 
+  const auto framework = inc.primary.framework;
   d.fixes.push_back({"Lower the per-device batch size and accumulate gradients", FixKind::advice,
                      FixSafety::display_only, {}, {}, {},
                      "Halve the micro-batch and double gradient accumulation steps: the same effective batch with "
                      "about half the activation memory."});
-  d.fixes.push_back({"Train in bfloat16 autocast", FixKind::advice, FixSafety::display_only, {}, {}, {},
-                     "torch.autocast(\"cuda\", dtype=torch.bfloat16) halves activation memory on GPUs that support "
-                     "bf16."});
-  d.fixes.push_back({"Checkpoint activations", FixKind::advice, FixSafety::display_only, {}, {}, {},
-                     "torch.utils.checkpoint recomputes activations in the backward pass instead of storing them "
-                     "(about 30% more compute)."});
-  d.fixes.push_back({"Shard parameters and optimizer state (FSDP, ZeRO)", FixKind::advice, FixSafety::display_only, {},
-                     {}, {}, "With several GPUs, each holds only its shard of the weights, gradients and Adam state."});
+  if (framework == analyzer::Framework::tensorflow) {
+    d.fixes.push_back({"Use mixed precision", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\") halves activation memory."});
+    d.fixes.push_back({"Recompute activations", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "tf.recompute_grad around large blocks trades compute for activation memory."});
+  } else if (framework == analyzer::Framework::jax) {
+    d.fixes.push_back({"Rematerialise activations", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "jax.checkpoint (jax.remat) around large blocks recomputes activations in the backward pass."});
+    d.fixes.push_back({"Set XLA_PYTHON_CLIENT_MEM_FRACTION=.90", FixKind::env, FixSafety::unsafe,
+                       "XLA_PYTHON_CLIENT_MEM_FRACTION", ".90", {},
+                       "JAX preallocates 75% of the device by default; its pool may be the limit, not the device."});
+  } else {
+    d.fixes.push_back({"Train in bfloat16 autocast", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "torch.autocast(\"cuda\", dtype=torch.bfloat16) halves activation memory on GPUs that support "
+                       "bf16."});
+    d.fixes.push_back({"Checkpoint activations", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                       "torch.utils.checkpoint recomputes activations in the backward pass instead of storing them "
+                       "(about 30% more compute)."});
+    d.fixes.push_back({"Shard parameters and optimizer state (FSDP, ZeRO)", FixKind::advice,
+                       FixSafety::display_only, {}, {}, {},
+                       "With several GPUs, each holds only its shard of the weights, gradients and Adam state."});
+  }
+  if (inc.primary.family == analyzer::OomFamily::mps)
+    d.fixes.push_back({"Set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0", FixKind::env, FixSafety::unsafe,
+                       "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0", {},
+                       "Lifts MPS's cap above the recommended working set; macOS may then swap heavily or the "
+                       "system may become unstable."});
   for (const auto& cause : inc.verdict.secondary)
     if (cause.cls == analyzer::OomClass::fragmentation && inc.primary.framework == analyzer::Framework::pytorch) {
       AllocConf conf = alloc_conf_with(inc, "expandable_segments:True");
@@ -46,7 +66,7 @@ void describe(const analyzer::Incident& inc, Diagnosis& d) {
                            "let it be reused. It will not make a full device fit."});
       break;
     }
-  d.fixes.push_back(snapshot_fix());
+  if (framework == analyzer::Framework::pytorch) d.fixes.push_back(snapshot_fix());
   d.verify = rerun_command(inc, "");
 }
 

@@ -11,8 +11,10 @@ using analyzer::format_size;
 
 std::string failure_head(const analyzer::Incident& inc) {
   const auto& e = inc.primary;
-  std::string s = e.numbers.requested ? fmt::format("tried to allocate {}", format_size(*e.numbers.requested))
-                                      : std::string("allocation failed");
+  std::string s = !e.numbers.requested ? std::string("allocation failed")
+                  : *e.numbers.requested >= analyzer::kPlaceholderSize
+                      ? std::string("tried to allocate more than 1 EiB")
+                      : fmt::format("tried to allocate {}", format_size(*e.numbers.requested));
   if (e.gpu) s += fmt::format(" on GPU {}", *e.gpu);
   if (inc.first_failing_rank) {
     if (inc.oom_ranks.size() > 1)
@@ -113,7 +115,8 @@ std::string evidence_markdown(const analyzer::Incident& inc) {
   for (const auto& line : inc.verdict.arithmetic)
     if (!line.empty()) md += "- " + line + "\n";
   for (const auto& cause : inc.verdict.secondary)
-    md += fmt::format("- also: {} {} ({})\n", format_size(cause.bytes), cause.what, analyzer::to_string(cause.cls));
+    md += fmt::format("- also: {}{} ({})\n", cause.bytes ? format_size(cause.bytes) + " " : "", cause.what,
+                      analyzer::to_string(cause.cls));
   if (inc.verdict.unaccounted && *inc.verdict.unaccounted)
     md += fmt::format("- {} of device memory in use is not named by the message (driver reservations, processes "
                       "NVML cannot see)\n",

@@ -29,6 +29,15 @@ void describe(const analyzer::Incident& inc, Diagnosis& d) {
   d.explanation = "The message does not say how memory was used, so the cause cannot be proven from it. Capture the "
                   "numbers on the next run.\n\n" +
                   evidence_markdown(inc);
+  if (e.numbers.requested && *e.numbers.requested >= analyzer::kPlaceholderSize) {
+    d.message = fmt::format("Impossible allocation size, not a memory shortage: {}", failure_head(inc));
+    d.fixes.push_back({"Print the shapes that feed the failing line", FixKind::advice, FixSafety::display_only, {}, {},
+                       {},
+                       "A size this large comes from a negative, overflowing or uninitialised dimension: print the "
+                       "shape arguments (and their dtype: int32 overflows) just before the call."});
+    d.verify = rerun_command(inc, "");
+    return;
+  }
   d.fixes.push_back(find_holders_fix());
   if (e.framework == analyzer::Framework::pytorch || e.framework == analyzer::Framework::unknown) {
     d.fixes.push_back({"Print torch.cuda.memory_summary() when it fails", FixKind::advice, FixSafety::display_only, {},

@@ -5,6 +5,7 @@
 // expected bytes can be checked exactly.
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,57 @@ bool no_numbers(const MemoryNumbers& n) {
          n.other_processes.empty() && !n.self_process;
 }
 
+// The one OOM event `parser` reads from region.lines[at], with the index of the
+// message's last line, `last`; it finds nothing else.
+OomEvent only_oom_at(Parser parser, const Region& region, std::size_t at, std::size_t last) {
+  Parsed out;
+  REQUIRE(parser(region, at, out) == last);
+  REQUIRE(out.ooms.size() == 1);
+  REQUIRE(out.findings.empty());
+  return out.ooms[0];
+}
+
+// The one finding `parser` reads from region.lines[at], as only_oom_at.
+LogFinding only_finding_at(Parser parser, const Region& region, std::size_t at, std::size_t last) {
+  Parsed out;
+  REQUIRE(parser(region, at, out) == last);
+  REQUIRE(out.findings.size() == 1);
+  REQUIRE(out.ooms.empty());
+  return out.findings[0];
+}
+
+// The same for a region of one line.
+OomEvent only_oom(Parser parser, const std::string& line) { return only_oom_at(parser, region_of({line}), 0, 0); }
+LogFinding only_finding(Parser parser, const std::string& line) {
+  return only_finding_at(parser, region_of({line}), 0, 0);
+}
+
+// `parser` does not claim region.lines[at] and appends nothing.
+void check_not_claimed(Parser parser, const Region& region, std::size_t at) {
+  Parsed out;
+  CHECK_FALSE(parser(region, at, out));
+  CHECK(out.ooms.empty());
+  CHECK(out.findings.empty());
+}
+
+// What every parser here must leave alone: PyTorch allocator messages and
+// prose, followed by `extra`.
+std::vector<std::string> not_ours(std::initializer_list<std::string> extra = {}) {
+  std::vector<std::string> texts = kPytorchAllocatorMessages;
+  texts.insert(texts.end(), kProse.begin(), kProse.end());
+  texts.insert(texts.end(), extra);
+  return texts;
+}
+
+// `parser` claims none of `texts`, each an anchor line of one region.
+void check_none_claimed(Parser parser, const std::vector<std::string>& texts) {
+  Region r = region_of(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO(texts[i]);
+    check_not_claimed(parser, r, i);
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -99,12 +151,7 @@ TEST_CASE("cuda_library: CUDA error: out of memory with the C10 suffix", "[parse
   Region r = region_of({"torch.AcceleratorError: CUDA error: out of memory", kC10Search, kC10Async, kC10Blocking,
                         kC10Dsa, "", "next record"},
                        2, 40);
-  Parsed out;
-  auto last = parse_cuda_library(r, 0, out);
-  REQUIRE(last == 4u);
-  REQUIRE(out.ooms.size() == 1);
-  REQUIRE(out.findings.empty());
-  const OomEvent& ev = out.ooms[0];
+  const OomEvent ev = only_oom_at(parse_cuda_library, r, 0, 4);
   CHECK(ev.family == OomFamily::cuda_runtime);
   CHECK(ev.device == Device::cuda);
   CHECK(ev.framework == Framework::pytorch);
@@ -122,19 +169,14 @@ TEST_CASE("cuda_library: 1.13 suffix, driver error, HIP and THC forms", "[parse]
   SECTION("RuntimeError with the 1.13 suffix (period, no DSA line)") {
     Region r = region_of({"RuntimeError: CUDA error: out of memory", kC10Async,
                           "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.", "Traceback (most recent call last):"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 2u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].exception == "RuntimeError");
-    CHECK(out.ooms[0].framework == Framework::pytorch);
+    const OomEvent ev = only_oom_at(parse_cuda_library, r, 0, 2);
+    CHECK(ev.exception == "RuntimeError");
+    CHECK(ev.framework == Framework::pytorch);
   }
   SECTION("driver error") {
-    Region r = region_of({"RuntimeError: CUDA driver error: out of memory"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cuda_runtime);
-    CHECK(out.ooms[0].framework == Framework::pytorch);
+    const OomEvent ev = only_oom(parse_cuda_library, "RuntimeError: CUDA driver error: out of memory");
+    CHECK(ev.family == OomFamily::cuda_runtime);
+    CHECK(ev.framework == Framework::pytorch);
   }
   SECTION("HIP, with the hipified suffix") {
     Region r = region_of({"RuntimeError: HIP error: out of memory",
@@ -142,69 +184,57 @@ TEST_CASE("cuda_library: 1.13 suffix, driver error, HIP and THC forms", "[parse]
                           "stacktrace below might be incorrect.",
                           "For debugging consider passing AMD_SERIALIZE_KERNEL=3",
                           "Compile with `TORCH_USE_HIP_DSA` to enable device-side assertions."});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 3u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].device == Device::hip);
-    CHECK(out.ooms[0].framework == Framework::pytorch);
-    CHECK(out.ooms[0].message == "HIP error: out of memory");
+    const OomEvent ev = only_oom_at(parse_cuda_library, r, 0, 3);
+    CHECK(ev.device == Device::hip);
+    CHECK(ev.framework == Framework::pytorch);
+    CHECK(ev.message == "HIP error: out of memory");
   }
   SECTION("legacy THC") {
-    Region r = region_of({"RuntimeError: cuda runtime error (2) : out of memory at /build/aten/src/THC/generic/THCStorage.cu:58"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cuda_runtime);
-    CHECK(out.ooms[0].framework == Framework::pytorch);
-    CHECK(out.ooms[0].exception == "RuntimeError");
-    CHECK(out.ooms[0].message.rfind("cuda runtime error (2) : out of memory at", 0) == 0);
+    const OomEvent ev = only_oom(
+        parse_cuda_library,
+        "RuntimeError: cuda runtime error (2) : out of memory at /build/aten/src/THC/generic/THCStorage.cu:58");
+    CHECK(ev.family == OomFamily::cuda_runtime);
+    CHECK(ev.framework == Framework::pytorch);
+    CHECK(ev.exception == "RuntimeError");
+    CHECK(ev.message.rfind("cuda runtime error (2) : out of memory at", 0) == 0);
   }
   SECTION("a driver code printed by another library") {
-    Region r = region_of({"cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cuda_runtime);
-    CHECK(out.ooms[0].framework == Framework::unknown);
-    CHECK(out.ooms[0].exception == "cupy_backends.cuda.api.runtime.CUDARuntimeError");
+    const OomEvent ev = only_oom(
+        parse_cuda_library,
+        "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory");
+    CHECK(ev.family == OomFamily::cuda_runtime);
+    CHECK(ev.framework == Framework::unknown);
+    CHECK(ev.exception == "cupy_backends.cuda.api.runtime.CUDARuntimeError");
   }
 }
 
 TEST_CASE("cuda_library: cuBLAS and cuDNN", "[parse][cuda_library]") {
   SECTION("cuBLAS handle creation") {
-    Region r = region_of({"RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cublas);
-    CHECK(out.ooms[0].framework == Framework::pytorch);
-    CHECK(out.ooms[0].exception == "RuntimeError");
-    CHECK(out.ooms[0].message.rfind("CUDA error: CUBLAS_STATUS_ALLOC_FAILED", 0) == 0);
+    const OomEvent ev = only_oom(
+        parse_cuda_library,
+        "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`");
+    CHECK(ev.family == OomFamily::cublas);
+    CHECK(ev.framework == Framework::pytorch);
+    CHECK(ev.exception == "RuntimeError");
+    CHECK(ev.message.rfind("CUDA error: CUBLAS_STATUS_ALLOC_FAILED", 0) == 0);
   }
   SECTION("cuDNN status") {
-    Region r = region_of({"RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cudnn);
-    CHECK(out.ooms[0].framework == Framework::pytorch);
+    const OomEvent ev = only_oom(parse_cuda_library, "RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED");
+    CHECK(ev.family == OomFamily::cudnn);
+    CHECK(ev.framework == Framework::pytorch);
   }
   SECTION("cuDNN workspace") {
-    Region r = region_of({"torch.OutOfMemoryError: Not enough memory for workspace!"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cudnn);
-    CHECK(out.ooms[0].exception == "torch.OutOfMemoryError");
-    CHECK(out.ooms[0].framework == Framework::pytorch);
+    const OomEvent ev = only_oom(parse_cuda_library, "torch.OutOfMemoryError: Not enough memory for workspace!");
+    CHECK(ev.family == OomFamily::cudnn);
+    CHECK(ev.exception == "torch.OutOfMemoryError");
+    CHECK(ev.framework == Framework::pytorch);
   }
   SECTION("TensorFlow's cuDNN handle") {
-    Region r = region_of({"E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::cudnn);
-    CHECK(out.ooms[0].framework == Framework::tensorflow);
+    const OomEvent ev = only_oom(
+        parse_cuda_library,
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED");
+    CHECK(ev.family == OomFamily::cudnn);
+    CHECK(ev.framework == Framework::tensorflow);
   }
 }
 
@@ -215,10 +245,7 @@ TEST_CASE("cuda_library: NCCL unhandled cuda error needs OOM evidence", "[parse]
   SECTION("Last error says out of memory") {
     Region r = region_of({nccl_error, "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:",
                           "Cuda failure 'out of memory'", "Traceback (most recent call last):"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 3u);
-    REQUIRE(out.ooms.size() == 1);
-    const OomEvent& ev = out.ooms[0];
+    const OomEvent ev = only_oom_at(parse_cuda_library, r, 0, 3);
     CHECK(ev.family == OomFamily::nccl);
     CHECK(ev.device == Device::cuda);
     CHECK(ev.framework == Framework::pytorch);
@@ -229,43 +256,32 @@ TEST_CASE("cuda_library: NCCL unhandled cuda error needs OOM evidence", "[parse]
   SECTION("newer NCCL: Cuda failure with the code") {
     Region r = region_of({nccl_error, "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:",
                           "Cuda failure 2 'out of memory'"});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 3u);
-    CHECK(out.ooms.size() == 1);
+    only_oom_at(parse_cuda_library, r, 0, 3);
   }
   SECTION("another CUDA failure is not an OOM") {
     Region r = region_of({nccl_error, "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:",
                           "Cuda failure 'invalid device ordinal'"});
-    Parsed out;
-    CHECK_FALSE(parse_cuda_library(r, 0, out));
-    CHECK(out.ooms.empty());
-    CHECK(out.findings.empty());
+    check_not_claimed(parse_cuda_library, r, 0);
   }
   SECTION("old NCCL, no Last error, no evidence") {
     Region r = region_of({"RuntimeError: NCCL error in: /src/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled "
                           "cuda error, NCCL version 2.7.8",
                           "ncclUnhandledCudaError: Call to CUDA function failed."});
-    Parsed out;
-    CHECK_FALSE(parse_cuda_library(r, 0, out));
-    CHECK(out.ooms.empty());
+    check_not_claimed(parse_cuda_library, r, 0);
   }
   SECTION("an NCCL WARN just before is evidence; the WARN alone is an nccl OOM too") {
     Region r = region_of({"gpu-node-7:2211:2300 [3] transport/p2p.cc:412 NCCL WARN Cuda failure 'out of memory'",
                           "gpu-node-7:2211:2300 [3] NCCL INFO init.cc:1234 -> 1", nccl_error});
-    Parsed out;
-    CHECK(parse_cuda_library(r, 2, out) == 2u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::nccl);
-    CHECK(out.ooms[0].gpu == 3);
-    CHECK(out.ooms[0].line == 3);
+    const OomEvent error = only_oom_at(parse_cuda_library, r, 2, 2);
+    CHECK(error.family == OomFamily::nccl);
+    CHECK(error.gpu == 3);
+    CHECK(error.line == 3);
 
-    Parsed warn;
-    CHECK(parse_cuda_library(r, 0, warn) == 0u);
-    REQUIRE(warn.ooms.size() == 1);
-    CHECK(warn.ooms[0].family == OomFamily::nccl);
-    CHECK(warn.ooms[0].gpu == 3);
-    CHECK(warn.ooms[0].framework == Framework::unknown);
-    CHECK(warn.ooms[0].message.rfind("NCCL WARN", 0) == 0);
+    const OomEvent warn = only_oom_at(parse_cuda_library, r, 0, 0);
+    CHECK(warn.family == OomFamily::nccl);
+    CHECK(warn.gpu == 3);
+    CHECK(warn.framework == Framework::unknown);
+    CHECK(warn.message.rfind("NCCL WARN", 0) == 0);
   }
 }
 
@@ -287,19 +303,10 @@ TEST_CASE("cuda_library: stream_executor's failed allocation is pressure, not an
 }
 
 TEST_CASE("cuda_library: what it leaves alone", "[parse][cuda_library]") {
-  std::vector<std::string> texts = kPytorchAllocatorMessages;
-  texts.insert(texts.end(), kProse.begin(), kProse.end());
-  texts.push_back("RuntimeError: CUDA error: an illegal memory access was encountered");
-  texts.push_back(kC10Search);  // the suffix line names cudaErrorMemoryAllocation
-  texts.push_back(kC10Dsa);
-  Region r = region_of(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Parsed out;
-    INFO(texts[i]);
-    CHECK_FALSE(parse_cuda_library(r, i, out));
-    CHECK(out.ooms.empty());
-    CHECK(out.findings.empty());
-  }
+  check_none_claimed(parse_cuda_library,
+                     not_ours({"RuntimeError: CUDA error: an illegal memory access was encountered",
+                               kC10Search,  // the suffix line names cudaErrorMemoryAllocation
+                               kC10Dsa}));
 }
 
 TEST_CASE("cuda_library: interleaved ranks", "[parse][cuda_library]") {
@@ -310,14 +317,12 @@ TEST_CASE("cuda_library: interleaved ranks", "[parse][cuda_library]") {
   r.lines[3].rank = 0;
   SECTION("a non-anchor line of another rank is read past") {
     r.anchors = {0};
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 3u);
+    only_oom_at(parse_cuda_library, r, 0, 3);
   }
   SECTION("an anchor of another rank stops the message, so its parser still sees it") {
     r.lines[1].text = "RuntimeError: CUDA error: out of memory";
     r.anchors = {0, 1};
-    Parsed out;
-    CHECK(parse_cuda_library(r, 0, out) == 0u);
+    only_oom_at(parse_cuda_library, r, 0, 0);
   }
 }
 
@@ -351,11 +356,7 @@ TEST_CASE("xla: RESOURCE_EXHAUSTED with a BufferAssignment report", "[parse][xla
       "",
       "step 12 loss 1.02",
   });
-  Parsed out;
-  auto last = parse_xla(r, 0, out);
-  REQUIRE(last == 20u);
-  REQUIRE(out.ooms.size() == 1);
-  const OomEvent& ev = out.ooms[0];
+  const OomEvent ev = only_oom_at(parse_xla, r, 0, 20);
   CHECK(ev.family == OomFamily::xla);
   CHECK(ev.framework == Framework::jax);
   CHECK(ev.device == Device::unknown);  // JAX on GPU names no device
@@ -367,51 +368,45 @@ TEST_CASE("xla: RESOURCE_EXHAUSTED with a BufferAssignment report", "[parse][xla
 
 TEST_CASE("xla: message forms", "[parse][xla]") {
   SECTION("human-readable size, jax.errors.JaxRuntimeError") {
-    Region r = region_of({"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16.00GiB."});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].numbers.requested == 16 * GiB);
-    CHECK(out.ooms[0].exception == "jax.errors.JaxRuntimeError");
+    const OomEvent ev = only_oom(
+        parse_xla,
+        "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16.00GiB.");
+    CHECK(ev.numbers.requested == 16 * GiB);
+    CHECK(ev.exception == "jax.errors.JaxRuntimeError");
   }
   SECTION("old status style") {
-    Region r = region_of({"RuntimeError: Resource exhausted: Out of memory while trying to allocate 1073741824 bytes."});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].numbers.requested == GiB);
-    CHECK(out.ooms[0].exception == "RuntimeError");
-    CHECK(out.ooms[0].message.rfind("Resource exhausted:", 0) == 0);
+    const OomEvent ev = only_oom(
+        parse_xla,
+        "RuntimeError: Resource exhausted: Out of memory while trying to allocate 1073741824 bytes.");
+    CHECK(ev.numbers.requested == GiB);
+    CHECK(ev.exception == "RuntimeError");
+    CHECK(ev.message.rfind("Resource exhausted:", 0) == 0);
   }
   SECTION("request on a device ordinal: the exact byte figure") {
-    Region r = region_of({"jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for "
-                          "176.00MiB (184549376B) on device ordinal 1"});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].numbers.requested == 184549376u);
-    CHECK(out.ooms[0].gpu == 1);
-    CHECK(out.ooms[0].exception == "jaxlib._jax.XlaRuntimeError");
+    const OomEvent ev = only_oom(parse_xla,
+                                 "jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for "
+                                 "176.00MiB (184549376B) on device ordinal 1");
+    CHECK(ev.numbers.requested == 184549376u);
+    CHECK(ev.gpu == 1);
+    CHECK(ev.exception == "jaxlib._jax.XlaRuntimeError");
   }
   SECTION("TensorFlow compiling with XLA") {
-    Region r = region_of({"tensorflow.python.framework.errors_impl.ResourceExhaustedError: Out of memory while "
-                          "trying to allocate 4294967296 bytes."});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::xla);
-    CHECK(out.ooms[0].framework == Framework::tensorflow);
-    CHECK(out.ooms[0].numbers.requested == 4 * GiB);
+    const OomEvent ev = only_oom(
+        parse_xla,
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: Out of memory while "
+        "trying to allocate 4294967296 bytes.");
+    CHECK(ev.family == OomFamily::xla);
+    CHECK(ev.framework == Framework::tensorflow);
+    CHECK(ev.numbers.requested == 4 * GiB);
   }
   SECTION("a GPU client's log line says cuda") {
-    Region r = region_of({"E external/xla/xla/pjrt/gpu/se_gpu_pjrt_client.cc:1200] Execution of replica 0 failed: "
-                          "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2048 bytes."});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].device == Device::cuda);
-    CHECK(out.ooms[0].exception.empty());
-    CHECK(out.ooms[0].numbers.requested == 2048u);
+    const OomEvent ev = only_oom(
+        parse_xla,
+        "E external/xla/xla/pjrt/gpu/se_gpu_pjrt_client.cc:1200] Execution of replica 0 failed: "
+        "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2048 bytes.");
+    CHECK(ev.device == Device::cuda);
+    CHECK(ev.exception.empty());
+    CHECK(ev.numbers.requested == 2048u);
   }
 }
 
@@ -431,10 +426,7 @@ TEST_CASE("xla: BFC Stats block after the message", "[parse][xla]") {
       "W external/xla/xla/tsl/framework/bfc_allocator.cc:512] ********************************xxxxxxxx",
       "Traceback (most recent call last):",
   });
-  Parsed out;
-  CHECK(parse_xla(r, 0, out) == 11u);
-  REQUIRE(out.ooms.size() == 1);
-  const MemoryNumbers& n = out.ooms[0].numbers;
+  const MemoryNumbers n = only_oom_at(parse_xla, r, 0, 11).numbers;
   CHECK(n.requested == 1610612736u);
   CHECK(n.total == 8589934592u);
   CHECK(n.allocated == 8321499136u);
@@ -455,10 +447,7 @@ TEST_CASE("xla: TPU compile-time OOM, wrapped over three lines", "[parse][xla][t
       "",
       "step done",
   });
-  Parsed out;
-  CHECK(parse_xla(r, 0, out) == 7u);
-  REQUIRE(out.ooms.size() == 1);
-  const OomEvent& ev = out.ooms[0];
+  const OomEvent ev = only_oom_at(parse_xla, r, 0, 7);
   CHECK(ev.device == Device::tpu);
   CHECK(ev.framework == Framework::jax);
   CHECK(ev.numbers.total == 32 * GiB);
@@ -467,43 +456,31 @@ TEST_CASE("xla: TPU compile-time OOM, wrapped over three lines", "[parse][xla][t
 }
 
 TEST_CASE("xla: other RESOURCE_EXHAUSTED memory failures are numberless XLA OOMs", "[parse][xla][tpu]") {
-  Region r = region_of({"RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, "
-                        "exceeding available bytes: 95.74G"});
-  Parsed out;
-  CHECK(parse_xla(r, 0, out) == 0u);
-  REQUIRE(out.ooms.size() == 1);
-  CHECK(out.ooms[0].device == Device::tpu);
-  CHECK(no_numbers(out.ooms[0].numbers));
-  CHECK(out.ooms[0].message.rfind("RESOURCE_EXHAUSTED:", 0) == 0);
+  const OomEvent ev = only_oom(parse_xla,
+                               "RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, "
+                               "exceeding available bytes: 95.74G");
+  CHECK(ev.device == Device::tpu);
+  CHECK(no_numbers(ev.numbers));
+  CHECK(ev.message.rfind("RESOURCE_EXHAUSTED:", 0) == 0);
 }
 
 TEST_CASE("xla: host memory and what it leaves alone", "[parse][xla]") {
   SECTION("out of host memory is a CPU allocation failure") {
-    Region r = region_of({"RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 68719476736 bytes. Please "
-                          "set the environment variable XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to allocate larger host "
-                          "memory than the default 64 GB."});
-    Parsed out;
-    CHECK(parse_xla(r, 0, out) == 0u);
-    CHECK(out.ooms.empty());
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::cpu_alloc_failure);
-    CHECK(out.findings[0].bytes == 64 * GiB);
+    const LogFinding f = only_finding(
+        parse_xla,
+        "RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 68719476736 bytes. Please "
+        "set the environment variable XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to allocate larger host "
+        "memory than the default 64 GB.");
+    CHECK(f.kind == FindingKind::cpu_alloc_failure);
+    CHECK(f.bytes == 64 * GiB);
   }
   SECTION("negatives") {
-    std::vector<std::string> texts = kPytorchAllocatorMessages;
-    texts.insert(texts.end(), kProse.begin(), kProse.end());
-    texts.push_back("Resource exhausted: OOM when allocating tensor with shape[8,4096] and type half on "
-                    "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc");
-    texts.push_back("grpc: RESOURCE_EXHAUSTED: Received message larger than max (5000000 vs. 4194304)");
-    texts.push_back("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error.");  // numbers come on the next line, alone
-    Region r = region_of(texts);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      Parsed out;
-      INFO(texts[i]);
-      CHECK_FALSE(parse_xla(r, i, out));
-      CHECK(out.ooms.empty());
-      CHECK(out.findings.empty());
-    }
+    check_none_claimed(parse_xla,
+                       not_ours({"Resource exhausted: OOM when allocating tensor with shape[8,4096] and type half on "
+                                 "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+                                 "grpc: RESOURCE_EXHAUSTED: Received message larger than max (5000000 vs. 4194304)",
+                                 // numbers come on the next line, alone
+                                 "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error."}));
   }
 }
 
@@ -518,10 +495,7 @@ TEST_CASE("tensorflow: OOM when allocating tensor", "[parse][tensorflow]") {
       "",
       "Epoch 2/10",
   });
-  Parsed out;
-  CHECK(parse_tensorflow(r, 0, out) == 2u);
-  REQUIRE(out.ooms.size() == 1);
-  const OomEvent& ev = out.ooms[0];
+  const OomEvent ev = only_oom_at(parse_tensorflow, r, 0, 2);
   CHECK(ev.family == OomFamily::tensorflow);
   CHECK(ev.framework == Framework::tensorflow);
   CHECK(ev.device == Device::cuda);
@@ -534,15 +508,14 @@ TEST_CASE("tensorflow: OOM when allocating tensor", "[parse][tensorflow]") {
 
 TEST_CASE("tensorflow: OOM when allocating variants", "[parse][tensorflow]") {
   SECTION("root error list: status prefix, no exception on the line") {
-    Region r = region_of({"  (0) Resource exhausted: OOM when allocating tensor with shape[8,4096] and type half on "
-                          "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].exception.empty());
-    CHECK(out.ooms[0].message.rfind("Resource exhausted: OOM when allocating", 0) == 0);
-    CHECK(out.ooms[0].numbers.requested == 8u * 4096 * 2);
-    CHECK(out.ooms[0].gpu == 0);
+    const OomEvent ev = only_oom(
+        parse_tensorflow,
+        "  (0) Resource exhausted: OOM when allocating tensor with shape[8,4096] and type half on "
+        "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc");
+    CHECK(ev.exception.empty());
+    CHECK(ev.message.rfind("Resource exhausted: OOM when allocating", 0) == 0);
+    CHECK(ev.numbers.requested == 8u * 4096 * 2);
+    CHECK(ev.gpu == 0);
   }
   SECTION("an unknown dtype or dimension leaves the size empty") {
     Region r = region_of({"ResourceExhaustedError: OOM when allocating tensor with shape[?,128] and type float on "
@@ -552,22 +525,15 @@ TEST_CASE("tensorflow: OOM when allocating variants", "[parse][tensorflow]") {
                           "ResourceExhaustedError: OOM when allocating tensor with shape[99999999999,99999999999,"
                           "99999999999] and type double on /job:localhost/replica:0/task:0/device:GPU:0 by allocator "
                           "GPU_0_bfc"});
-    for (std::size_t i = 0; i < 3; ++i) {
-      Parsed out;
-      CHECK(parse_tensorflow(r, i, out) == i);
-      REQUIRE(out.ooms.size() == 1);
-      CHECK_FALSE(out.ooms[0].numbers.requested);
-    }
+    for (std::size_t i = 0; i < 3; ++i) CHECK_FALSE(only_oom_at(parse_tensorflow, r, i, i).numbers.requested);
   }
   SECTION("a tensor on the CPU is host memory") {
-    Region r = region_of({"ResourceExhaustedError: OOM when allocating tensor with shape[100000,100000] and type "
-                          "float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 0u);
-    CHECK(out.ooms.empty());
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::cpu_alloc_failure);
-    CHECK(out.findings[0].bytes == 40000000000u);
+    const LogFinding f = only_finding(
+        parse_tensorflow,
+        "ResourceExhaustedError: OOM when allocating tensor with shape[100000,100000] and type "
+        "float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu");
+    CHECK(f.kind == FindingKind::cpu_alloc_failure);
+    CHECK(f.bytes == 40000000000u);
   }
 }
 
@@ -603,10 +569,7 @@ TEST_CASE("tensorflow: BFC warning with its allocation summary", "[parse][tensor
       "RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[32768,12288] and type float on "
       "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
   });
-  Parsed out;
-  CHECK(parse_tensorflow(r, 0, out) == 21u);
-  REQUIRE(out.ooms.size() == 1);
-  const OomEvent& warn = out.ooms[0];
+  const OomEvent warn = only_oom_at(parse_tensorflow, r, 0, 21);
   CHECK(warn.family == OomFamily::tensorflow);
   CHECK(warn.framework == Framework::tensorflow);
   CHECK(warn.device == Device::cuda);
@@ -619,11 +582,9 @@ TEST_CASE("tensorflow: BFC warning with its allocation summary", "[parse][tensor
   CHECK(warn.end_line == 22);
 
   // The op's error after the dump is the same failure: its own event, merged later.
-  Parsed op;
-  CHECK(parse_tensorflow(r, 22, op) == 22u);
-  REQUIRE(op.ooms.size() == 1);
-  CHECK(op.ooms[0].numbers.requested == 32768u * 12288 * 4);
-  CHECK(op.ooms[0].exception.empty());
+  const OomEvent op = only_oom_at(parse_tensorflow, r, 22, 22);
+  CHECK(op.numbers.requested == 32768u * 12288 * 4);
+  CHECK(op.exception.empty());
 }
 
 TEST_CASE("tensorflow: BFC wordings and variants", "[parse][tensorflow][bfc]") {
@@ -634,58 +595,42 @@ TEST_CASE("tensorflow: BFC wordings and variants", "[parse][tensorflow][bfc]") {
                           "If this is caused by memory fragmentation, the environment variable "
                           "'TF_GPU_ALLOCATOR=cuda_malloc_async' may improve the situation.",
                           "Current allocation summary follows.", "next"});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 2u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].family == OomFamily::tensorflow);
-    CHECK(out.ooms[0].framework == Framework::jax);
-    CHECK(out.ooms[0].gpu == 2);
-    CHECK(out.ooms[0].numbers.requested == 2 * GiB);
+    const OomEvent ev = only_oom_at(parse_tensorflow, r, 0, 2);
+    CHECK(ev.family == OomFamily::tensorflow);
+    CHECK(ev.framework == Framework::jax);
+    CHECK(ev.gpu == 2);
+    CHECK(ev.numbers.requested == 2 * GiB);
   }
   SECTION("TF 2.16's local_xla path is TensorFlow") {
-    Region r = region_of({"W external/local_xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran "
-                          "out of memory trying to allocate 512.0KiB (rounded to 524288) from the back end requested "
-                          "by op Add"});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 0u);
-    REQUIRE(out.ooms.size() == 1);
-    CHECK(out.ooms[0].framework == Framework::tensorflow);
-    CHECK(out.ooms[0].numbers.requested == 524288u);
+    const OomEvent ev = only_oom(
+        parse_tensorflow,
+        "W external/local_xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran "
+        "out of memory trying to allocate 512.0KiB (rounded to 524288) from the back end requested "
+        "by op Add");
+    CHECK(ev.framework == Framework::tensorflow);
+    CHECK(ev.numbers.requested == 524288u);
   }
   SECTION("not a failure: pressure") {
-    Region r = region_of({"W tensorflow/core/common_runtime/bfc_allocator.cc:290] Allocator (GPU_0_bfc) ran out of "
-                          "memory trying to allocate 2.10GiB with freed_by_count=0. The caller indicates that this "
-                          "is not a failure, but may mean that there could be performance gains if more memory "
-                          "were available."});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 0u);
-    CHECK(out.ooms.empty());
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::allocator_pressure);
-    CHECK(out.findings[0].bytes == parse_size("2.10GiB"));
+    const LogFinding f = only_finding(
+        parse_tensorflow,
+        "W tensorflow/core/common_runtime/bfc_allocator.cc:290] Allocator (GPU_0_bfc) ran out of "
+        "memory trying to allocate 2.10GiB with freed_by_count=0. The caller indicates that this "
+        "is not a failure, but may mean that there could be performance gains if more memory "
+        "were available.");
+    CHECK(f.kind == FindingKind::allocator_pressure);
+    CHECK(f.bytes == parse_size("2.10GiB"));
   }
   SECTION("a pinned host allocator is host memory") {
-    Region r = region_of({"Allocator (gpu_host_bfc) ran out of memory trying to allocate 64.0KiB (rounded to "
-                          "65536)requested by op IteratorGetNext"});
-    Parsed out;
-    CHECK(parse_tensorflow(r, 0, out) == 0u);
-    CHECK(out.ooms.empty());
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::cpu_alloc_failure);
-    CHECK(out.findings[0].bytes == 65536u);
+    const LogFinding f = only_finding(
+        parse_tensorflow,
+        "Allocator (gpu_host_bfc) ran out of memory trying to allocate 64.0KiB (rounded to "
+        "65536)requested by op IteratorGetNext");
+    CHECK(f.kind == FindingKind::cpu_alloc_failure);
+    CHECK(f.bytes == 65536u);
   }
   SECTION("negatives") {
-    std::vector<std::string> texts = kPytorchAllocatorMessages;
-    texts.insert(texts.end(), kProse.begin(), kProse.end());
-    texts.push_back("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1024 bytes.");
-    Region r = region_of(texts);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      Parsed out;
-      INFO(texts[i]);
-      CHECK_FALSE(parse_tensorflow(r, i, out));
-      CHECK(out.ooms.empty());
-      CHECK(out.findings.empty());
-    }
+    check_none_claimed(parse_tensorflow,
+                       not_ours({"RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1024 bytes."}));
   }
 }
 
@@ -712,15 +657,7 @@ TEST_CASE("pressure_warning: DeepSpeed cache flushes and TF garbage collection",
   CHECK(out.findings[1].kind == FindingKind::allocator_pressure);
   CHECK(out.findings[1].line == 2);
 
-  std::vector<std::string> texts = kPytorchAllocatorMessages;
-  texts.insert(texts.end(), kProse.begin(), kProse.end());
-  Region neg = region_of(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Parsed none;
-    INFO(texts[i]);
-    CHECK_FALSE(parse_pressure_warning(neg, i, none));
-    CHECK(none.findings.empty());
-  }
+  check_none_claimed(parse_pressure_warning, not_ours());
 }
 
 // ---------------------------------------------------------------------------
@@ -738,20 +675,13 @@ TEST_CASE("lookalike: host OOM kills", "[parse][lookalike]") {
       "python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0",
   });
   for (std::size_t i = 0; i < r.lines.size(); ++i) {
-    Parsed out;
     INFO(r.lines[i].text);
-    CHECK(parse_lookalike(r, i, out) == i);
-    CHECK(out.ooms.empty());
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::host_oom_kill);
+    CHECK(only_finding_at(parse_lookalike, r, i, i).kind == FindingKind::host_oom_kill);
   }
-  Parsed kernel;
-  parse_lookalike(r, 0, kernel);
-  CHECK(kernel.findings[0].bytes == 61234567ull * 1024);
-  CHECK(kernel.findings[0].detail.find("31337 (python3)") != std::string::npos);
-  Parsed memcg;
-  parse_lookalike(r, 1, memcg);
-  CHECK(memcg.findings[0].detail.find("4242 (python)") != std::string::npos);
+  const LogFinding kernel = only_finding_at(parse_lookalike, r, 0, 0);
+  CHECK(kernel.bytes == 61234567ull * 1024);
+  CHECK(kernel.detail.find("31337 (python3)") != std::string::npos);
+  CHECK(only_finding_at(parse_lookalike, r, 1, 1).detail.find("4242 (python)") != std::string::npos);
 }
 
 TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][lookalike]") {
@@ -760,15 +690,9 @@ TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][l
                           "RuntimeError: DataLoader worker (pid(s) 7781, 7782) exited unexpectedly",
                           "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
                           "shared memory (shm)."});
-    for (std::size_t i = 0; i < 3; ++i) {
-      Parsed out;
-      CHECK(parse_lookalike(r, i, out) == i);
-      REQUIRE(out.findings.size() == 1);
-      CHECK(out.findings[0].kind == FindingKind::dataloader_killed);
-    }
-    Parsed first;
-    parse_lookalike(r, 0, first);
-    CHECK(first.findings[0].detail == "DataLoader worker pid 7781 killed by signal: Killed");
+    for (std::size_t i = 0; i < 3; ++i)
+      CHECK(only_finding_at(parse_lookalike, r, i, i).kind == FindingKind::dataloader_killed);
+    CHECK(only_finding_at(parse_lookalike, r, 0, 0).detail == "DataLoader worker pid 7781 killed by signal: Killed");
   }
   SECTION("host allocations") {
     Region r = region_of({
@@ -787,13 +711,10 @@ TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][l
     std::vector<std::optional<std::uint64_t>> bytes = {
         32 * GiB, MiB, std::nullopt, std::nullopt, parse_size("7.45 GiB"), std::nullopt, std::nullopt};
     for (std::size_t i = 0; i < r.lines.size(); ++i) {
-      Parsed out;
       INFO(r.lines[i].text);
-      CHECK(parse_lookalike(r, i, out) == i);
-      CHECK(out.ooms.empty());
-      REQUIRE(out.findings.size() == 1);
-      CHECK(out.findings[0].kind == FindingKind::cpu_alloc_failure);
-      CHECK(out.findings[0].bytes == bytes[i]);
+      const LogFinding f = only_finding_at(parse_lookalike, r, i, i);
+      CHECK(f.kind == FindingKind::cpu_alloc_failure);
+      CHECK(f.bytes == bytes[i]);
     }
   }
   SECTION("illegal memory access, device-side assert, misaligned address consume the C10 suffix") {
@@ -801,38 +722,23 @@ TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][l
                              "misaligned address"}) {
       Region r = region_of({std::string("RuntimeError: CUDA error: ") + what, kC10Search, kC10Async, kC10Blocking,
                             kC10Dsa, "next"});
-      Parsed out;
       INFO(what);
-      CHECK(parse_lookalike(r, 0, out) == 4u);
-      CHECK(out.ooms.empty());
-      REQUIRE(out.findings.size() == 1);
-      CHECK(out.findings[0].kind == FindingKind::not_memory_error);
+      CHECK(only_finding_at(parse_lookalike, r, 0, 4).kind == FindingKind::not_memory_error);
     }
   }
   SECTION("ROCm memory access fault") {
     Region r = region_of({"Memory access fault by GPU node-2 (Agent handle: 0x55d5) on address 0x7f00. Reason: Page "
                           "not present or supervisor privilege."});
-    Parsed out;
-    CHECK(parse_lookalike(r, 0, out) == 0u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::not_memory_error);
+    CHECK(only_finding_at(parse_lookalike, r, 0, 0).kind == FindingKind::not_memory_error);
   }
 }
 
 TEST_CASE("lookalike: what it leaves alone", "[parse][lookalike]") {
-  std::vector<std::string> texts = kPytorchAllocatorMessages;
-  texts.insert(texts.end(), kProse.begin(), kProse.end());
-  texts.push_back(kC10Dsa);  // "device-side assertions" is not an assert
-  texts.push_back("RuntimeError: CUDA error: out of memory");
-  texts.push_back("torch.cuda.OutOfMemoryError: CUDA out of memory.");
-  texts.push_back("Out of memory. Tried to allocate 2.00 GiB.");
-  Region r = region_of(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Parsed out;
-    INFO(texts[i]);
-    CHECK_FALSE(parse_lookalike(r, i, out));
-    CHECK(out.findings.empty());
-  }
+  check_none_claimed(parse_lookalike,
+                     not_ours({kC10Dsa,  // "device-side assertions" is not an assert
+                               "RuntimeError: CUDA error: out of memory",
+                               "torch.cuda.OutOfMemoryError: CUDA out of memory.",
+                               "Out of memory. Tried to allocate 2.00 GiB."}));
 }
 
 // ---------------------------------------------------------------------------
@@ -842,20 +748,13 @@ TEST_CASE("collateral: NCCL watchdog timeout", "[parse][collateral]") {
       "timeout: WorkNCCL(SeqNum=8812, OpType=ALLREDUCE, NumelIn=2048, NumelOut=2048, Timeout(ms)=600000) ran for "
       "600042 milliseconds before timing out.";
   SECTION("rank from the text") {
-    Region r = region_of({text});
-    Parsed out;
-    CHECK(parse_collateral(r, 0, out) == 0u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::collateral);
-    CHECK(out.findings[0].rank == 5);
-    CHECK(out.findings[0].detail == "NCCL watchdog timeout: op=ALLREDUCE seq=8812 timeout_ms=600000 ran_ms=600042");
+    const LogFinding f = only_finding(parse_collateral, text);
+    CHECK(f.kind == FindingKind::collateral);
+    CHECK(f.rank == 5);
+    CHECK(f.detail == "NCCL watchdog timeout: op=ALLREDUCE seq=8812 timeout_ms=600000 ran_ms=600042");
   }
   SECTION("the launcher's rank prefix wins") {
-    Region r = region_of({text}, 2);
-    Parsed out;
-    CHECK(parse_collateral(r, 0, out) == 0u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].rank == 2);
+    CHECK(only_finding_at(parse_collateral, region_of({text}, 2), 0, 0).rank == 2);
   }
 }
 
@@ -886,13 +785,10 @@ TEST_CASE("collateral: torchrun's ChildFailedError summary", "[parse][collateral
         "============================================================",
         "$ ",
     });
-    Parsed out;
-    CHECK(parse_collateral(r, 0, out) == 21u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::collateral);
-    CHECK(out.findings[0].detail == "ChildFailedError root cause: rank=3 exitcode=-9 signal=SIGKILL");
-    CHECK(out.findings[0].rank == 3);
-    CHECK(out.ooms.empty());
+    const LogFinding f = only_finding_at(parse_collateral, r, 0, 21);
+    CHECK(f.kind == FindingKind::collateral);
+    CHECK(f.detail == "ChildFailedError root cause: rank=3 exitcode=-9 signal=SIGKILL");
+    CHECK(f.rank == 3);
   }
   SECTION("an embedded traceback is left to the other parsers") {
     Region r = region_of({
@@ -917,16 +813,10 @@ TEST_CASE("collateral: torchrun's ChildFailedError summary", "[parse][collateral
         "",
         "============================================================",
     });
-    Parsed out;
-    CHECK(parse_collateral(r, 0, out) == 14u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].detail == "ChildFailedError root cause: rank=0 exitcode=1");
+    CHECK(only_finding_at(parse_collateral, r, 0, 14).detail == "ChildFailedError root cause: rank=0 exitcode=1");
   }
   SECTION("the source line of the raise is not the error") {
-    Region r = region_of({"    raise ChildFailedError("});
-    Parsed out;
-    CHECK_FALSE(parse_collateral(r, 0, out));
-    CHECK(out.findings.empty());
+    check_not_claimed(parse_collateral, region_of({"    raise ChildFailedError("}), 0);
   }
 }
 
@@ -945,25 +835,15 @@ TEST_CASE("collateral: launcher signals", "[parse][collateral]") {
       "launcher got a signal: pid=4240 signal=SIGTERM",
   };
   for (std::size_t i = 0; i < r.lines.size(); ++i) {
-    Parsed out;
     INFO(r.lines[i].text);
-    CHECK(parse_collateral(r, i, out) == i);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::collateral);
-    CHECK(out.findings[0].detail == details[i]);
-    CHECK_FALSE(out.findings[0].rank);  // local_rank is not the global rank
+    const LogFinding f = only_finding_at(parse_collateral, r, i, i);
+    CHECK(f.kind == FindingKind::collateral);
+    CHECK(f.detail == details[i]);
+    CHECK_FALSE(f.rank);  // local_rank is not the global rank
   }
 
-  std::vector<std::string> texts = kPytorchAllocatorMessages;
-  texts.insert(texts.end(), kProse.begin(), kProse.end());
-  texts.push_back("  exitcode  : -9 (pid: 9001)");  // a summary field alone says nothing
-  Region neg = region_of(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Parsed none;
-    INFO(texts[i]);
-    CHECK_FALSE(parse_collateral(neg, i, none));
-    CHECK(none.findings.empty());
-  }
+  check_none_claimed(parse_collateral,
+                     not_ours({"  exitcode  : -9 (pid: 9001)"}));  // a summary field alone says nothing
 }
 
 // ---------------------------------------------------------------------------
@@ -1006,38 +886,29 @@ TEST_CASE("allocator_setting: settings as logs show them", "[parse][setting]") {
 TEST_CASE("allocator_setting: Kubernetes env and the deprecation warning", "[parse][setting]") {
   SECTION("name/value pair") {
     Region r = region_of({"        - name: PYTORCH_CUDA_ALLOC_CONF", "          value: \"expandable_segments:True\""});
-    Parsed out;
-    CHECK(parse_allocator_setting(r, 0, out) == 1u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].detail == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    const LogFinding f = only_finding_at(parse_allocator_setting, r, 0, 1);
+    CHECK(f.detail == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
   }
   SECTION("deprecated name") {
-    Region r = region_of({"[W1023 09:12:44.000000000 AllocatorConfig.cpp:28] Warning: PYTORCH_CUDA_ALLOC_CONF is "
-                          "deprecated, use PYTORCH_ALLOC_CONF instead (function operator())"});
-    Parsed out;
-    CHECK(parse_allocator_setting(r, 0, out) == 0u);
-    REQUIRE(out.findings.size() == 1);
-    CHECK(out.findings[0].kind == FindingKind::allocator_setting);
-    CHECK(out.findings[0].detail.rfind("deprecated: PYTORCH_CUDA_ALLOC_CONF is set", 0) == 0);
+    const LogFinding f = only_finding(
+        parse_allocator_setting,
+        "[W1023 09:12:44.000000000 AllocatorConfig.cpp:28] Warning: PYTORCH_CUDA_ALLOC_CONF is "
+        "deprecated, use PYTORCH_ALLOC_CONF instead (function operator())");
+    CHECK(f.kind == FindingKind::allocator_setting);
+    CHECK(f.detail.rfind("deprecated: PYTORCH_CUDA_ALLOC_CONF is set", 0) == 0);
   }
 }
 
 TEST_CASE("allocator_setting: hints and references are not settings", "[parse][setting]") {
-  std::vector<std::string> texts = kPytorchAllocatorMessages;
-  texts.insert(texts.end(), kProse.begin(), kProse.end());
-  texts.push_back("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation");
-  texts.push_back("If the cause is memory fragmentation maybe the environment variable "
-                  "'TF_GPU_ALLOCATOR=cuda_malloc_async' will improve the situation. ");
-  texts.push_back("echo $PYTORCH_CUDA_ALLOC_CONF");
-  texts.push_back("conf=${PYTORCH_CUDA_ALLOC_CONF:-unset}");
-  texts.push_back("Set PYTORCH_CUDA_ALLOC_CONF before the first CUDA call");
-  Region r = region_of(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Parsed out;
-    INFO(texts[i]);
-    CHECK_FALSE(parse_allocator_setting(r, i, out));
-    CHECK(out.findings.empty());
-  }
+  check_none_claimed(parse_allocator_setting,
+                     not_ours({
+                         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation",
+                         "If the cause is memory fragmentation maybe the environment variable "
+                         "'TF_GPU_ALLOCATOR=cuda_malloc_async' will improve the situation. ",
+                         "echo $PYTORCH_CUDA_ALLOC_CONF",
+                         "conf=${PYTORCH_CUDA_ALLOC_CONF:-unset}",
+                         "Set PYTORCH_CUDA_ALLOC_CONF before the first CUDA call",
+                     }));
 }
 
 // ---------------------------------------------------------------------------
@@ -1076,13 +947,8 @@ TEST_CASE("all other parsers: hostile text never crashes and claims nothing odd"
     Parsed out;
     CHECK_FALSE(parser(r, r.lines.size(), out));  // out of range
   }
-  Parsed absurd;
-  CHECK(parse_xla(r, 4, absurd) == 4u);
-  REQUIRE(absurd.ooms.size() == 1);
-  CHECK_FALSE(absurd.ooms[0].numbers.requested);  // overflow: unknown, never wrapped
-  Parsed big;
-  CHECK(parse_xla(r, 1, big) == 1u);
-  REQUIRE(big.ooms.size() == 1);
-  CHECK(big.ooms[0].numbers.requested == 12u);
-  CHECK(big.ooms[0].message.size() <= 4096 + 4);
+  CHECK_FALSE(only_oom_at(parse_xla, r, 4, 4).numbers.requested);  // overflow: unknown, never wrapped
+  const OomEvent big = only_oom_at(parse_xla, r, 1, 1);
+  CHECK(big.numbers.requested == 12u);
+  CHECK(big.message.size() <= 4096 + 4);
 }

@@ -41,21 +41,30 @@ Region wrapped(const std::string& message, std::size_t width) {
   return region_of(lines);
 }
 
-struct Result {
-  std::optional<std::size_t> last;
-  Parsed parsed;
-  const OomEvent& event() const { return parsed.ooms.at(0); }
-};
-
-Result run(Parser parser, const Region& region, std::size_t at = 0) {
-  Result result;
-  result.last = parser(region, at, result.parsed);
-  if (result.last) REQUIRE(result.parsed.ooms.size() == 1);
-  return result;
+// The one event `parser` reads from region.lines[at], with the index of the
+// message's last line, `last`; it finds nothing else.
+OomEvent only_event_at(Parser parser, const Region& region, std::size_t at, std::size_t last) {
+  Parsed out;
+  REQUIRE(parser(region, at, out) == last);
+  REQUIRE(out.ooms.size() == 1);
+  REQUIRE(out.findings.empty());
+  return out.ooms[0];
 }
 
-Result allocator(const Region& region, std::size_t at = 0) { return run(parse::parse_pytorch_allocator, region, at); }
-Result allocator(const std::string& line) { return allocator(region_of({line})); }
+// Each family's event from the region's first line, its message ending on
+// line index `last`.
+OomEvent allocator_event(const Region& region, std::size_t last = 0) {
+  return only_event_at(parse::parse_pytorch_allocator, region, 0, last);
+}
+OomEvent allocator_event(const std::string& line) { return allocator_event(region_of({line})); }
+OomEvent malloc_async_event(const Region& region, std::size_t last) {
+  return only_event_at(parse::parse_cuda_malloc_async, region, 0, last);
+}
+OomEvent mps_event(const Region& region, std::size_t last) { return only_event_at(parse::parse_mps, region, 0, last); }
+
+// The parsers of this file, for what none of them may claim.
+const std::vector<Parser> kPytorchParsers = {parse::parse_pytorch_allocator, parse::parse_cuda_malloc_async,
+                                             parse::parse_mps};
 
 const std::string kHintC =
     " If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  "
@@ -104,11 +113,9 @@ void check_era_h_numbers(const OomEvent& e) {
 }  // namespace
 
 TEST_CASE("era A: 'cached' is reserved minus allocated", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.50 GiB "
       "already allocated; 3.06 MiB free; 1.25 GiB cached)");
-  REQUIRE(r.last == 0u);
-  const OomEvent& e = r.event();
   CHECK(e.family == OomFamily::pytorch_allocator);
   CHECK(e.framework == Framework::pytorch);
   CHECK(e.device == Device::cuda);
@@ -127,12 +134,11 @@ TEST_CASE("era A: 'cached' is reserved minus allocated", "[parse][pytorch]") {
 }
 
 TEST_CASE("era B: 'reserved in total', with and without 'allowed'", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 1; 10.76 GiB total capacity; 9.50 GiB "
       "already allocated; 1.94 MiB free; 9.75 GiB reserved in total by PyTorch)");
-  REQUIRE(r.last == 0u);
-  const MemoryNumbers& n = r.event().numbers;
-  CHECK(r.event().gpu == 1);
+  const MemoryNumbers& n = e.numbers;
+  CHECK(e.gpu == 1);
   CHECK(n.requested == 2 * kMiB);
   CHECK(n.total == std::uint64_t{11553462026});
   CHECK(n.free == std::uint64_t{2034237});
@@ -141,22 +147,19 @@ TEST_CASE("era B: 'reserved in total', with and without 'allowed'", "[parse][pyt
   CHECK(n.reserved_unallocated == 256 * kMiB);
   CHECK_FALSE(n.limit);
 
-  auto allowed = allocator(
+  const OomEvent allowed = allocator_event(
       "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 10.76 GiB total capacity; 7.50 GiB "
       "already allocated; 1.94 MiB free; 8.00 GiB allowed; 7.75 GiB reserved in total by PyTorch)");
-  REQUIRE(allowed.last);
-  CHECK(allowed.event().numbers.limit == 8 * kGiB);
-  CHECK(allowed.event().numbers.reserved == 7 * kGiB + 768 * kMiB);
-  CHECK(allowed.event().numbers.reserved_unallocated == 256 * kMiB);
+  CHECK(allowed.numbers.limit == 8 * kGiB);
+  CHECK(allowed.numbers.reserved == 7 * kGiB + 768 * kMiB);
+  CHECK(allowed.numbers.reserved_unallocated == 256 * kMiB);
 }
 
 TEST_CASE("era C: max_split_size_mb hint, torch.cuda.OutOfMemoryError", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 14.75 GiB total "
       "capacity; 12.00 GiB already allocated; 100.06 MiB free; 13.50 GiB reserved in total by PyTorch)" +
       kHintC);
-  REQUIRE(r.last == 0u);
-  const OomEvent& e = r.event();
   CHECK(e.exception == "torch.cuda.OutOfMemoryError");
   CHECK(e.numbers.requested == 256 * kMiB);
   CHECK(e.numbers.total == 14 * kGiB + 768 * kMiB);
@@ -168,15 +171,14 @@ TEST_CASE("era C: max_split_size_mb hint, torch.cuda.OutOfMemoryError", "[parse]
 }
 
 TEST_CASE("era D: 'capacty' typo and NVML process lines", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacty "
       "of 23.65 GiB of which 512.00 MiB is free. Process 4242 has 3.00 GiB memory in use. Including non-PyTorch "
       "memory, this process has 20.00 GiB memory in use. Of the allocated memory 17.00 GiB is allocated by "
       "PyTorch, and 2.00 GiB is reserved by PyTorch but unallocated." +
       kHintD);
-  REQUIRE(r.last == 0u);
-  const MemoryNumbers& n = r.event().numbers;
-  CHECK(r.event().gpu == 0);
+  const MemoryNumbers& n = e.numbers;
+  CHECK(e.gpu == 0);
   CHECK(n.requested == 1 * kGiB);
   CHECK(n.total == std::uint64_t{25393994138});
   CHECK(n.free == 512 * kMiB);
@@ -188,18 +190,17 @@ TEST_CASE("era D: 'capacty' typo and NVML process lines", "[parse][pytorch]") {
   REQUIRE(n.other_processes.size() == 1);
   CHECK(n.other_processes[0].pid == 4242);
   CHECK(n.other_processes[0].bytes == 3 * kGiB);
-  CHECK_FALSE(r.event().expandable_hint);
+  CHECK_FALSE(e.expandable_hint);
 }
 
 TEST_CASE("era E: expandable_segments hint, self line only", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity "
       "of 79.15 GiB of which 6.75 MiB is free. Including non-PyTorch memory, this process has 79.13 GiB memory in "
       "use. Of the allocated memory 76.50 GiB is allocated by PyTorch, and 1.25 GiB is reserved by PyTorch but "
       "unallocated." +
       hint_e("PYTORCH_CUDA_ALLOC_CONF"));
-  REQUIRE(r.last == 0u);
-  const MemoryNumbers& n = r.event().numbers;
+  const MemoryNumbers& n = e.numbers;
   CHECK(n.total == std::uint64_t{84986665370});
   CHECK(n.free == std::uint64_t{7077888});
   CHECK(n.allocated == 76 * kGiB + 512 * kMiB);
@@ -208,8 +209,8 @@ TEST_CASE("era E: expandable_segments hint, self line only", "[parse][pytorch]")
   CHECK(n.process_in_use == std::uint64_t{84965190533});
   CHECK(n.non_pytorch == std::uint64_t{1481763717});
   CHECK(n.other_processes.empty());
-  CHECK(r.event().expandable_hint);
-  CHECK(r.event().message.find("(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)") !=
+  CHECK(e.expandable_hint);
+  CHECK(e.message.find("(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)") !=
         std::string::npos);
 }
 
@@ -217,9 +218,7 @@ TEST_CASE("era F: 2.3 truncation after 'GPU '", "[parse][pytorch]") {
   const std::string cut = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 312.00 MiB. GPU ";
 
   SECTION("device 0's NUL ends the message; the next log line is not part of it") {
-    auto r = allocator(region_of({cut, "Epoch 3: loss 0.25"}));
-    REQUIRE(r.last == 0u);
-    const OomEvent& e = r.event();
+    const OomEvent e = allocator_event(region_of({cut, "Epoch 3: loss 0.25"}));
     CHECK(e.truncated);
     CHECK(e.gpu == 0);
     CHECK(e.end_line == 1);
@@ -230,34 +229,32 @@ TEST_CASE("era F: 2.3 truncation after 'GPU '", "[parse][pytorch]") {
     CHECK(e.message == "CUDA out of memory. Tried to allocate 312.00 MiB. GPU");
   }
   SECTION("ending in a control byte") {
-    auto r = allocator(std::string(cut) + "\x01");
-    REQUIRE(r.last == 0u);
-    CHECK(r.event().truncated);
-    CHECK(r.event().gpu == 1);
-    CHECK(r.event().numbers.requested == 312 * kMiB);
+    const OomEvent e = allocator_event(std::string(cut) + "\x01");
+    CHECK(e.truncated);
+    CHECK(e.gpu == 1);
+    CHECK(e.numbers.requested == 312 * kMiB);
   }
   SECTION("device n > 0 prints byte n and the message goes on") {
-    auto r = allocator(std::string(cut) +
-                       "\x02 has a total capacity of 79.15 GiB of which 6.75 MiB is free. Of the allocated memory "
-                       "70.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated." +
-                       hint_e("PYTORCH_CUDA_ALLOC_CONF"));
-    REQUIRE(r.last == 0u);
-    CHECK_FALSE(r.event().truncated);
-    CHECK(r.event().gpu == 2);
-    CHECK(r.event().numbers.reserved == 71 * kGiB);
+    const OomEvent e = allocator_event(
+        std::string(cut) +
+        "\x02 has a total capacity of 79.15 GiB of which 6.75 MiB is free. Of the allocated memory "
+        "70.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated." +
+        hint_e("PYTORCH_CUDA_ALLOC_CONF"));
+    CHECK_FALSE(e.truncated);
+    CHECK(e.gpu == 2);
+    CHECK(e.numbers.reserved == 71 * kGiB);
   }
 }
 
 TEST_CASE("era G: private pools are part of A, not of allocated", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of "
       "39.39 GiB of which 30.00 MiB is free. Including non-PyTorch memory, this process has 39.35 GiB memory in "
       "use. Of the allocated memory 37.50 GiB is allocated by PyTorch, with 46.00 MiB allocated in private pools "
       "(e.g., CUDA Graphs), and 736.00 MiB is reserved by PyTorch but unallocated." +
       hint_e("PYTORCH_CUDA_ALLOC_CONF"));
-  REQUIRE(r.last == 0u);
-  const MemoryNumbers& n = r.event().numbers;
-  CHECK(r.event().exception == "torch.OutOfMemoryError");
+  const MemoryNumbers& n = e.numbers;
+  CHECK(e.exception == "torch.OutOfMemoryError");
   CHECK(n.total == std::uint64_t{42294690447});
   CHECK(n.private_pools == 46 * kMiB);
   CHECK(n.allocated == 37 * kGiB + 512 * kMiB - 46 * kMiB);
@@ -267,47 +264,43 @@ TEST_CASE("era G: private pools are part of A, not of allocated", "[parse][pytor
 }
 
 TEST_CASE("era H: allowed and several processes", "[parse][pytorch]") {
-  auto r = allocator(kEraH);
-  REQUIRE(r.last == 0u);
-  check_era_h_numbers(r.event());
-  CHECK(r.event().device == Device::cuda);
-  CHECK(r.event().exception == "torch.OutOfMemoryError");
+  const OomEvent e = allocator_event(kEraH);
+  check_era_h_numbers(e);
+  CHECK(e.device == Device::cuda);
+  CHECK(e.exception == "torch.OutOfMemoryError");
 }
 
 TEST_CASE("era I: PYTORCH_ALLOC_CONF hint; 0 bytes in use means unknown", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
       "93.10 GiB of which 12.00 MiB is free. Including non-PyTorch memory, this process has 0 bytes memory in use. "
       "Of the allocated memory 90.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but "
       "unallocated." +
       hint_e("PYTORCH_ALLOC_CONF"));
-  REQUIRE(r.last == 0u);
-  const MemoryNumbers& n = r.event().numbers;
+  const MemoryNumbers& n = e.numbers;
   CHECK(n.total == std::uint64_t{99965363814});
   CHECK(n.reserved == 92 * kGiB);
   CHECK_FALSE(n.process_in_use);
   CHECK_FALSE(n.non_pytorch);
   CHECK(n.other_processes.empty());
-  CHECK(r.event().expandable_hint);
+  CHECK(e.expandable_hint);
 }
 
 TEST_CASE("device-generic 'Out of memory.' and the 1EB request", "[parse][pytorch]") {
-  auto generic = allocator(
+  const OomEvent generic = allocator_event(
       "Out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 16.00 GiB of which 1.00 GiB is "
       "free. Of the allocated memory 12.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but "
       "unallocated.");
-  REQUIRE(generic.last == 0u);
-  CHECK(generic.event().device == Device::unknown);
-  CHECK(generic.event().exception.empty());
-  CHECK(generic.event().numbers.reserved == 13 * kGiB);
-  CHECK_FALSE(generic.event().expandable_hint);
+  CHECK(generic.device == Device::unknown);
+  CHECK(generic.exception.empty());
+  CHECK(generic.numbers.reserved == 13 * kGiB);
+  CHECK_FALSE(generic.expandable_hint);
 
-  auto huge = allocator(region_of(
+  const OomEvent huge = allocator_event(region_of(
       {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.", "next line"}));
-  REQUIRE(huge.last == 0u);
-  CHECK(huge.event().numbers.requested == kPlaceholderSize);
-  CHECK_FALSE(huge.event().numbers.total);
-  CHECK_FALSE(huge.event().truncated);
+  CHECK(huge.numbers.requested == kPlaceholderSize);
+  CHECK_FALSE(huge.numbers.total);
+  CHECK_FALSE(huge.truncated);
 }
 
 TEST_CASE("process lines: none, one, several", "[parse][pytorch]") {
@@ -319,26 +312,24 @@ TEST_CASE("process lines: none, one, several", "[parse][pytorch]") {
       "unallocated." +
       hint_e("PYTORCH_CUDA_ALLOC_CONF");
 
-  auto none = allocator(head + tail);
-  REQUIRE(none.last);
-  CHECK(none.event().numbers.other_processes.empty());
-  CHECK_FALSE(none.event().numbers.process_in_use);
+  const OomEvent none = allocator_event(head + tail);
+  CHECK(none.numbers.other_processes.empty());
+  CHECK_FALSE(none.numbers.process_in_use);
 
   // Only another process: the job may run in a PID namespace (NVML host PIDs).
-  auto one = allocator(head + "Process 77 has 12.50 GiB memory in use. " + tail);
-  REQUIRE(one.last);
-  REQUIRE(one.event().numbers.other_processes.size() == 1);
-  CHECK(one.event().numbers.other_processes[0].pid == 77);
-  CHECK(one.event().numbers.other_processes[0].bytes == 12 * kGiB + 512 * kMiB);
-  CHECK_FALSE(one.event().numbers.process_in_use);
+  const OomEvent one = allocator_event(head + "Process 77 has 12.50 GiB memory in use. " + tail);
+  REQUIRE(one.numbers.other_processes.size() == 1);
+  CHECK(one.numbers.other_processes[0].pid == 77);
+  CHECK(one.numbers.other_processes[0].bytes == 12 * kGiB + 512 * kMiB);
+  CHECK_FALSE(one.numbers.process_in_use);
 
-  auto several = allocator(head +
-                           "Process 10 has 1.00 GiB memory in use. Process 20 has 2.00 GiB memory in use. Process 30 "
-                           "has 512 bytes memory in use. Including non-PyTorch memory, this process has 11.50 GiB "
-                           "memory in use. " +
-                           tail);
-  REQUIRE(several.last);
-  const MemoryNumbers& n = several.event().numbers;
+  const OomEvent several =
+      allocator_event(head +
+                      "Process 10 has 1.00 GiB memory in use. Process 20 has 2.00 GiB memory in use. Process 30 "
+                      "has 512 bytes memory in use. Including non-PyTorch memory, this process has 11.50 GiB "
+                      "memory in use. " +
+                      tail);
+  const MemoryNumbers& n = several.numbers;
   REQUIRE(n.other_processes.size() == 3);
   CHECK(n.other_processes[0].pid == 10);
   CHECK(n.other_processes[1].bytes == 2 * kGiB);
@@ -349,23 +340,20 @@ TEST_CASE("process lines: none, one, several", "[parse][pytorch]") {
 }
 
 TEST_CASE("an 'allowed' that is a SIZE_MAX placeholder is no limit", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
       "24.00 GiB of which 2.00 MiB is free. 17179869184.00 GiB allowed; Of the allocated memory 10.00 GiB is "
       "allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.");
-  REQUIRE(r.last);
-  CHECK(r.event().placeholder_limit);
-  CHECK_FALSE(r.event().numbers.limit);
+  CHECK(e.placeholder_limit);
+  CHECK_FALSE(e.numbers.limit);
 }
 
 TEST_CASE("HIP: hipified prefix, pools and hint; no process lines", "[parse][pytorch]") {
-  auto r = allocator(
+  const OomEvent e = allocator_event(
       "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 63.98 "
       "GiB of which 1.20 GiB is free. Of the allocated memory 60.00 GiB is allocated by PyTorch, with 1.00 GiB "
       "allocated in private pools (e.g., HIP Graphs), and 1.50 GiB is reserved by PyTorch but unallocated." +
       hint_e("PYTORCH_HIP_ALLOC_CONF"));
-  REQUIRE(r.last == 0u);
-  const OomEvent& e = r.event();
   CHECK(e.device == Device::hip);
   CHECK(e.message.rfind("HIP out of memory.", 0) == 0);
   CHECK(e.numbers.total == std::uint64_t{68698001900});
@@ -377,13 +365,11 @@ TEST_CASE("HIP: hipified prefix, pools and hint; no process lines", "[parse][pyt
 }
 
 TEST_CASE("XPU: both variants", "[parse][pytorch]") {
-  auto no_free = allocator(region_of(
+  const OomEvent e = allocator_event(region_of(
       {"torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of "
        "15.11 GiB. Of the allocated memory 10.00 GiB is allocated by PyTorch, and 2.50 GiB is reserved by PyTorch "
        "but unallocated. Please use `empty_cache` to release all unoccupied cached memory.",
        "more output"}));
-  REQUIRE(no_free.last == 0u);
-  const OomEvent& e = no_free.event();
   CHECK(e.device == Device::xpu);
   CHECK(e.gpu == 0);
   CHECK(e.numbers.requested == 4 * kGiB);
@@ -393,16 +379,15 @@ TEST_CASE("XPU: both variants", "[parse][pytorch]") {
   CHECK(e.numbers.reserved == 12 * kGiB + 512 * kMiB);
   CHECK_FALSE(e.expandable_hint);
 
-  auto with_free = allocator(
+  const OomEvent with_free = allocator_event(
       "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 1.00 GiB. GPU 1 has a total capacity of 64.00 "
       "GiB of which 512.00 MiB is free. 48.00 GiB allowed; Of the allocated memory 46.00 GiB is allocated by "
       "PyTorch, and 1.50 GiB is reserved by PyTorch but unallocated. Please use `empty_cache` to release all "
       "unoccupied cached memory.");
-  REQUIRE(with_free.last == 0u);
-  CHECK(with_free.event().gpu == 1);
-  CHECK(with_free.event().numbers.free == 512 * kMiB);
-  CHECK(with_free.event().numbers.limit == 48 * kGiB);
-  CHECK(with_free.event().numbers.reserved == 47 * kGiB + 512 * kMiB);
+  CHECK(with_free.gpu == 1);
+  CHECK(with_free.numbers.free == 512 * kMiB);
+  CHECK(with_free.numbers.limit == 48 * kGiB);
+  CHECK(with_free.numbers.reserved == 47 * kGiB + 512 * kMiB);
 }
 
 TEST_CASE("a message wrapped over 3 lines, mid-word and mid-number", "[parse][pytorch]") {
@@ -410,9 +395,7 @@ TEST_CASE("a message wrapped over 3 lines, mid-word and mid-number", "[parse][py
   const std::size_t b = kEraH.find("allocated memory") + 5;  // "Of the alloc" | "ated memory"
   Region region = region_of(
       {kEraH.substr(0, a), kEraH.substr(a, b - a), kEraH.substr(b), "INFO training resumed"}, 0);
-  auto r = allocator(region);
-  REQUIRE(r.last == 2u);
-  const OomEvent& e = r.event();
+  const OomEvent e = allocator_event(region, 2);
   CHECK(e.line == 1);
   CHECK(e.end_line == 3);
   CHECK(e.rank == 0);
@@ -427,42 +410,35 @@ TEST_CASE("hard wraps at any terminal width give the same numbers", "[parse][pyt
     Region region = wrapped(kEraH, width);
     std::size_t lines = region.lines.size();
     region.lines.push_back(Line{lines + 1, 0, "Epoch 2/10", std::nullopt, std::nullopt});
-    auto r = allocator(region);
-    REQUIRE(r.last == lines - 1);
-    check_era_h_numbers(r.event());
+    check_era_h_numbers(allocator_event(region, lines - 1));
   }
   // Past 12 lines the rest is left alone; what those lines hold is still read.
-  auto narrow = allocator(wrapped(kEraH, 30));
-  REQUIRE(narrow.last == 11u);
-  CHECK(narrow.event().numbers.requested == 2 * kGiB);
-  CHECK(narrow.event().numbers.free == 30 * kGiB + 512 * kMiB);
-  CHECK_FALSE(narrow.event().numbers.reserved);
+  const OomEvent narrow = allocator_event(wrapped(kEraH, 30), 11);
+  CHECK(narrow.numbers.requested == 2 * kGiB);
+  CHECK(narrow.numbers.free == 30 * kGiB + 512 * kMiB);
+  CHECK_FALSE(narrow.numbers.reserved);
   // Era B/C and truncation endings are optional ends: a wrap right there must
   // still take the hint on the next line.
   const std::string era_c =
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 14.75 GiB total "
       "capacity; 12.00 GiB already allocated; 100.06 MiB free; 13.50 GiB reserved in total by PyTorch)";
-  auto c = allocator(region_of({era_c, kHintC, "Epoch 2/10"}));
-  REQUIRE(c.last == 1u);
-  CHECK(c.event().message.find("PYTORCH_CUDA_ALLOC_CONF") != std::string::npos);
+  const OomEvent c = allocator_event(region_of({era_c, kHintC, "Epoch 2/10"}), 1);
+  CHECK(c.message.find("PYTORCH_CUDA_ALLOC_CONF") != std::string::npos);
   const std::string gpu_cut = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU ";
-  auto f = allocator(region_of({gpu_cut, kEraH.substr(kEraH.find("3 has a total")), "Epoch 2/10"}));
-  REQUIRE(f.last == 1u);
-  CHECK_FALSE(f.event().truncated);
-  check_era_h_numbers(f.event());
+  const OomEvent f = allocator_event(region_of({gpu_cut, kEraH.substr(kEraH.find("3 has a total")), "Epoch 2/10"}), 1);
+  CHECK_FALSE(f.truncated);
+  check_era_h_numbers(f);
 }
 
 TEST_CASE("a message cut mid-hint does not swallow the next error", "[parse][pytorch]") {
   const std::string cut = kEraH.substr(0, kEraH.find("Memory Management"));
   Region region = region_of({cut, "Epoch 3: loss 0.25", kEraH, "RuntimeError: CUDA error: out of memory"});
   region.anchors = {0, 2};
-  auto first = allocator(region, 0);
-  REQUIRE(first.last == 1u);  // the cut message can't tell a log line from a wrap
-  check_era_h_numbers(first.event());
-  auto second = allocator(region, 2);
-  REQUIRE(second.last == 2u);
-  CHECK(second.event().line == 3);
-  check_era_h_numbers(second.event());
+  // The cut message can't tell a log line from a wrap: it takes line 1 too.
+  check_era_h_numbers(allocator_event(region, 1));
+  const OomEvent second = only_event_at(parse::parse_pytorch_allocator, region, 2, 2);
+  CHECK(second.line == 3);
+  check_era_h_numbers(second);
 }
 
 TEST_CASE("another rank's line inside a wrapped message is skipped", "[parse][pytorch]") {
@@ -477,9 +453,7 @@ TEST_CASE("another rank's line inside a wrapped message is skipped", "[parse][py
       Line{14, 1500, kEraH.substr(b), 0, std::nullopt},
   };
   region.anchors = {0, 1};
-  auto r = allocator(region);
-  REQUIRE(r.last == 4u);
-  const OomEvent& e = r.event();
+  const OomEvent e = allocator_event(region, 4);
   CHECK(e.line == 10);
   CHECK(e.offset == 1000);
   CHECK(e.end_line == 14);
@@ -502,9 +476,7 @@ TEST_CASE("cudaMallocAsync: placeholder limit and a real one", "[parse][pytorch]
         "Traceback (most recent call last):",
     };
   };
-  auto none = run(parse::parse_cuda_malloc_async, region_of(lines("17179869184.00 GiB")));
-  REQUIRE(none.last == 6u);
-  const OomEvent& e = none.event();
+  const OomEvent e = malloc_async_event(region_of(lines("17179869184.00 GiB")), 6);
   CHECK(e.family == OomFamily::cuda_malloc_async);
   CHECK(e.device == Device::cuda);
   CHECK(e.framework == Framework::pytorch);
@@ -521,10 +493,9 @@ TEST_CASE("cudaMallocAsync: placeholder limit and a real one", "[parse][pytorch]
   CHECK_FALSE(e.numbers.limit);
   CHECK(e.message.rfind("Allocation on device 0", 0) == 0);
 
-  auto real = run(parse::parse_cuda_malloc_async, region_of(lines("8.00 GiB")));
-  REQUIRE(real.last == 6u);
-  CHECK(real.event().numbers.limit == 8 * kGiB);
-  CHECK_FALSE(real.event().placeholder_limit);
+  const OomEvent real = malloc_async_event(region_of(lines("8.00 GiB")), 6);
+  CHECK(real.numbers.limit == 8 * kGiB);
+  CHECK_FALSE(real.placeholder_limit);
 }
 
 TEST_CASE("cudaMallocAsync: interleaved ranks, HIP, wrapped and truncated headers", "[parse][pytorch][async]") {
@@ -544,60 +515,56 @@ TEST_CASE("cudaMallocAsync: interleaved ranks, HIP, wrapped and truncated header
         Line{10, 500, "done", 2, std::nullopt},
     };
     region.anchors = {0};
-    auto r = run(parse::parse_cuda_malloc_async, region);
-    REQUIRE(r.last == 8u);
-    CHECK(r.event().gpu == 5);
-    CHECK(r.event().rank == 2);
-    CHECK(r.event().numbers.allocated == 70 * kGiB);
-    CHECK(r.event().numbers.requested == 20 * kMiB);
-    CHECK(r.event().numbers.total == std::uint64_t{84986665370});
-    CHECK(r.event().placeholder_limit);
+    const OomEvent e = malloc_async_event(region, 8);
+    CHECK(e.gpu == 5);
+    CHECK(e.rank == 2);
+    CHECK(e.numbers.allocated == 70 * kGiB);
+    CHECK(e.numbers.requested == 20 * kMiB);
+    CHECK(e.numbers.total == std::uint64_t{84986665370});
+    CHECK(e.placeholder_limit);
   }
   SECTION("HIP build") {
-    auto r = run(parse::parse_cuda_malloc_async,
-                 region_of({"Allocation on device 1 would exceed allowed memory. (out of memory)",
-                            "Currently allocated     : 60.00 GiB", "Requested               : 8.00 GiB",
-                            "Device limit            : 63.98 GiB", "Free (according to HIP): 2.00 GiB"}));
-    REQUIRE(r.last == 4u);
-    CHECK(r.event().device == Device::hip);
-    CHECK(r.event().gpu == 1);
-    CHECK(r.event().numbers.free == 2 * kGiB);
-    CHECK(r.event().exception.empty());
+    const OomEvent e = malloc_async_event(
+        region_of({"Allocation on device 1 would exceed allowed memory. (out of memory)",
+                   "Currently allocated     : 60.00 GiB", "Requested               : 8.00 GiB",
+                   "Device limit            : 63.98 GiB", "Free (according to HIP): 2.00 GiB"}),
+        4);
+    CHECK(e.device == Device::hip);
+    CHECK(e.gpu == 1);
+    CHECK(e.numbers.free == 2 * kGiB);
+    CHECK(e.exception.empty());
   }
   SECTION("header wrapped by the terminal") {
-    auto r = run(parse::parse_cuda_malloc_async,
-                 region_of({"torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out",
-                            " of memory)", "Currently allocated     : 1.00 GiB", "Requested               : 2.00 GiB"}));
-    REQUIRE(r.last == 3u);
-    CHECK(r.event().numbers.requested == 2 * kGiB);
-    CHECK_FALSE(r.event().truncated);
-    auto after_device = run(parse::parse_cuda_malloc_async,
-                            region_of({"torch.OutOfMemoryError: Allocation on device ",
-                                       "3 would exceed allowed memory. (out of memory)",
-                                       "Requested               : 2.00 GiB"}));
-    REQUIRE(after_device.last == 2u);
-    CHECK_FALSE(after_device.event().truncated);
-    CHECK(after_device.event().gpu == 3);
+    const OomEvent e = malloc_async_event(
+        region_of({"torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out", " of memory)",
+                   "Currently allocated     : 1.00 GiB", "Requested               : 2.00 GiB"}),
+        3);
+    CHECK(e.numbers.requested == 2 * kGiB);
+    CHECK_FALSE(e.truncated);
+    const OomEvent after_device = malloc_async_event(
+        region_of({"torch.OutOfMemoryError: Allocation on device ", "3 would exceed allowed memory. (out of memory)",
+                   "Requested               : 2.00 GiB"}),
+        2);
+    CHECK_FALSE(after_device.truncated);
+    CHECK(after_device.gpu == 3);
   }
   SECTION("device 0's NUL cuts the message after 'device '") {
-    auto r = run(parse::parse_cuda_malloc_async,
-                 region_of({"torch.OutOfMemoryError: Allocation on device ", "Requested               : 2.00 GiB"}));
-    REQUIRE(r.last == 0u);
-    CHECK(r.event().truncated);
-    CHECK(r.event().gpu == 0);
-    CHECK_FALSE(r.event().numbers.requested);
+    const OomEvent e = malloc_async_event(
+        region_of({"torch.OutOfMemoryError: Allocation on device ", "Requested               : 2.00 GiB"}), 0);
+    CHECK(e.truncated);
+    CHECK(e.gpu == 0);
+    CHECK_FALSE(e.numbers.requested);
   }
 }
 
 TEST_CASE("MPS: with and without max allowed", "[parse][pytorch][mps]") {
-  auto limited = run(parse::parse_mps,
-                     region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 18.13 GB, other allocations: "
-                                "384.00 KB, max allowed: 18.13 GB). Tried to allocate 64.00 MB on private pool. Use "
-                                "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations "
-                                "(may cause system failure).",
-                                "next"}));
-  REQUIRE(limited.last == 0u);
-  const OomEvent& e = limited.event();
+  const OomEvent e =
+      mps_event(region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 18.13 GB, other allocations: "
+                           "384.00 KB, max allowed: 18.13 GB). Tried to allocate 64.00 MB on private pool. Use "
+                           "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations "
+                           "(may cause system failure).",
+                           "next"}),
+                0);
   CHECK(e.family == OomFamily::mps);
   CHECK(e.device == Device::mps);
   CHECK(e.framework == Framework::pytorch);
@@ -608,26 +575,26 @@ TEST_CASE("MPS: with and without max allowed", "[parse][pytorch][mps]") {
   CHECK(e.numbers.requested == 64 * kMiB);
   CHECK(e.message.rfind("MPS backend out of memory (", 0) == 0);
 
-  auto unlimited = run(parse::parse_mps, region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 9.07 "
-                                                    "GB, other allocations: 1.50 GB). Tried to allocate 512.00 MB on "
-                                                    "shared pool.",
-                                                    "next"}));
-  REQUIRE(unlimited.last == 0u);
-  CHECK(unlimited.event().numbers.reserved == std::uint64_t{9738838344});
-  CHECK(unlimited.event().numbers.non_pytorch == 1 * kGiB + 512 * kMiB);
-  CHECK(unlimited.event().numbers.requested == 512 * kMiB);
-  CHECK_FALSE(unlimited.event().numbers.limit);
-  CHECK_FALSE(unlimited.event().placeholder_limit);
+  const OomEvent unlimited = mps_event(region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 9.07 "
+                                                 "GB, other allocations: 1.50 GB). Tried to allocate 512.00 MB on "
+                                                 "shared pool.",
+                                                 "next"}),
+                                      0);
+  CHECK(unlimited.numbers.reserved == std::uint64_t{9738838344});
+  CHECK(unlimited.numbers.non_pytorch == 1 * kGiB + 512 * kMiB);
+  CHECK(unlimited.numbers.requested == 512 * kMiB);
+  CHECK_FALSE(unlimited.numbers.limit);
+  CHECK_FALSE(unlimited.placeholder_limit);
 
-  auto split = run(parse::parse_mps, region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 1.00 GB, "
-                                                "other allocations: 2.00 GB, max allo",
-                                                "wed: 3.00 GB). Tried to allocate 4.00 MB on shared pool. Use PYTORCH_",
-                                                "MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
-                                                "allocations (may cause system failure).",
-                                                "next"}));
-  REQUIRE(split.last == 2u);
-  CHECK(split.event().numbers.limit == 3 * kGiB);
-  CHECK(split.event().numbers.requested == 4 * kMiB);
+  const OomEvent split = mps_event(region_of({"RuntimeError: MPS backend out of memory (MPS allocated: 1.00 GB, "
+                                             "other allocations: 2.00 GB, max allo",
+                                             "wed: 3.00 GB). Tried to allocate 4.00 MB on shared pool. Use PYTORCH_",
+                                             "MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+                                             "allocations (may cause system failure).",
+                                             "next"}),
+                                  2);
+  CHECK(split.numbers.limit == 3 * kGiB);
+  CHECK(split.numbers.requested == 4 * kMiB);
 }
 
 TEST_CASE("other families and prose are not claimed", "[parse][pytorch][negative]") {
@@ -647,7 +614,7 @@ TEST_CASE("other families and prose are not claimed", "[parse][pytorch][negative
   for (const auto& text : not_ours) {
     CAPTURE(text);
     Region region = region_of({text, "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 8.00 GiB"});
-    for (Parser parser : {parse::parse_pytorch_allocator, parse::parse_cuda_malloc_async, parse::parse_mps}) {
+    for (Parser parser : kPytorchParsers) {
       Parsed out;
       CHECK_FALSE(parser(region, 0, out));
       CHECK(out.ooms.empty());
@@ -694,7 +661,7 @@ TEST_CASE("hostile text does not crash the parsers", "[parse][pytorch][hostile]"
                  "                        : \x01"}),
   };
   for (const Region& region : regions) {
-    for (Parser parser : {parse::parse_pytorch_allocator, parse::parse_cuda_malloc_async, parse::parse_mps}) {
+    for (Parser parser : kPytorchParsers) {
       Parsed out;
       auto last = parser(region, 0, out);
       if (last) CHECK(*last < region.lines.size());

@@ -41,7 +41,7 @@ std::string filler(int n) {
 }  // namespace
 
 TEST_CASE("anchors come with their '\\n' line numbers and cleaned text") {
-  std::string log = filler(10) + "[rank1]: \x1b[31mCUDA out of memory\x1b[0m. Tried\n" + filler(5);
+  std::string log = filler(10) + "[rank1]:\x1b[31mCUDA out of memory\x1b[0m. Tried\n" + filler(5);
   auto c = stream_all(log, 1 << 20);
   auto anchors = anchor_lines(c);
   REQUIRE(anchors.size() == 1);
@@ -134,4 +134,27 @@ TEST_CASE("random logs: cutting never changes what is found") {
     auto whole = anchor_lines(stream_all(log, log.size() + 1));
     for (std::size_t piece : {1u, 5u, 33u}) CHECK(anchor_lines(stream_all(log, piece)) == whole);
   }
+}
+
+TEST_CASE("reading a contiguous input in place finds the same and releases what is behind") {
+  std::string log;
+  for (int i = 0; i < 40; ++i) log += filler(20000) + "torch.OutOfMemoryError: CUDA out of memory. #" + std::to_string(i) + "\n";
+  auto expected = anchor_lines(stream_all(log, 1 << 20));
+  REQUIRE(expected.size() == 40);
+
+  static const LiteralScanner scanner(parse::anchor_literals());
+  Collected c;
+  std::uint64_t released_until = 0;
+  bool ordered = true;
+  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); });
+  stream.feed_contiguous(log, [&](std::uint64_t offset, std::uint64_t length) {
+    ordered = ordered && offset == released_until;
+    released_until = offset + length;
+  });
+  stream.finish();
+  CHECK(anchor_lines(c) == expected);
+  CHECK(ordered);
+  CHECK(released_until > log.size() / 2);  // memory behind the reader was given back
+  CHECK(released_until <= log.size());
+  CHECK(stream.lines_seen() == 40 * 20001);
 }

@@ -18,7 +18,10 @@ TEST_CASE("strip_ansi removes colour codes, also inside numbers") {
 TEST_CASE("read_prefix recognises launcher rank prefixes") {
   auto p = read_prefix("[rank3]: torch.OutOfMemoryError: x");
   CHECK(p.rank == 3);
-  CHECK(std::string("[rank3]: torch.OutOfMemoryError: x").substr(p.length) == "torch.OutOfMemoryError: x");
+  // The program's text keeps its leading spaces: traceback indentation matters.
+  CHECK(std::string("[rank3]: torch.OutOfMemoryError: x").substr(p.length) == " torch.OutOfMemoryError: x");
+  auto frame = read_prefix("[default3]:  File \"/x.py\", line 1, in f");
+  CHECK(std::string("[default3]:  File \"/x.py\", line 1, in f").substr(frame.length) == "  File \"/x.py\", line 1, in f");
   CHECK(read_prefix("[default12]:hello").rank == 12);
   CHECK(read_prefix("[1,7]<stderr>: Traceback").rank == 7);
   CHECK(read_prefix("[1,7]<stdout>:x").rank == 7);

@@ -2,7 +2,7 @@
 # End-to-end tests of the command line: the real binary, real files, real pipes.
 set -u
 fixtures=${1:?usage: cli_e2e.sh FIXTURES_DIR}
-oomlens=${OOMLENS:?set OOMLENS to the oomlens binary}
+oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0

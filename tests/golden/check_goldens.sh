@@ -6,7 +6,7 @@
 set -u
 fixtures=${1:?usage: check_goldens.sh FIXTURES_DIR [--update]}
 update=${2:-}
-oomlens=${OOMLENS:?set OOMLENS to the oomlens binary}
+oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
 cd "$fixtures/logs" || exit 2
 
 pass=0 fail=0

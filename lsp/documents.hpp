@@ -1,0 +1,103 @@
+// The text of the documents the client has open, kept in sync by
+// didOpen/didChange/didClose.
+//
+// Documents are immutable: a change builds a new Document and swaps it in,
+// so a snapshot taken by an analysis on another thread stays valid and
+// consistent while the user keeps typing. A change that cannot be applied
+// whole is rejected whole.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsp/positions.hpp"
+
+namespace oomlens::lsp {
+
+enum class DocumentKind {
+  log,     // a training log or pasted terminal output: run the log rules
+  python,  // a training script: run the source rules
+  other,
+};
+
+// languageId decides when it is one we know; otherwise the URI's extension
+// (.log .out .err .txt -> log, .py -> python).
+DocumentKind classify_document(std::string_view uri, std::string_view language_id);
+
+class Document {
+ public:
+  Document(std::string uri, std::string language_id, std::int64_t version, std::string text);
+  // Not copyable or movable: the line index views `text`.
+  Document(const Document&) = delete;
+  Document& operator=(const Document&) = delete;
+
+  const std::string uri;
+  const std::string language_id;
+  const std::int64_t version;
+  const std::string text;
+  const DocumentKind kind;
+
+  // Built on first use (many documents are never asked for positions);
+  // safe to call from several threads.
+  const LineIndex& lines() const;
+
+ private:
+  mutable std::once_flag lines_once_;
+  mutable std::unique_ptr<const LineIndex> lines_;
+};
+
+using DocumentSnapshot = std::shared_ptr<const Document>;
+
+// One TextDocumentContentChangeEvent: a full replacement when range is
+// empty, else the range (in the store's position encoding) and its new text.
+struct TextChange {
+  std::optional<Range> range;
+  std::string text;
+};
+
+// The new snapshot, or why nothing was changed.
+struct ChangeResult {
+  DocumentSnapshot document;  // null on failure
+  std::string error;          // empty on success
+  explicit operator bool() const { return document != nullptr; }
+};
+
+class DocumentStore {
+ public:
+  explicit DocumentStore(PositionEncoding encoding = PositionEncoding::utf16);
+
+  // The encoding negotiated in initialize; ranges in changes use it.
+  void set_position_encoding(PositionEncoding encoding);
+  PositionEncoding position_encoding() const;
+
+  // Opening an open document replaces it: the client's text is the truth.
+  DocumentSnapshot open(std::string uri, std::string language_id, std::int64_t version, std::string text);
+  // Applies the changes in order, each range read against the text left by
+  // the ones before (LSP 3.17 didChange). Fails, changing nothing, for an
+  // unknown URI, a version not above the current one, or a range that is
+  // inverted, splits a character or starts/ends on a line past the end.
+  ChangeResult change(std::string_view uri, std::int64_t version, std::vector<TextChange> changes);
+  // False when the document was not open.
+  bool close(std::string_view uri);
+
+  // Null when not open.
+  DocumentSnapshot get(std::string_view uri) const;
+  std::vector<DocumentSnapshot> all() const;
+
+ private:
+  // Writers (open/change/close) are serialised by write_mutex_ and build the
+  // new document without holding map_mutex_, so readers never wait for an
+  // edit of a large document.
+  std::mutex write_mutex_;
+  mutable std::mutex map_mutex_;
+  std::map<std::string, DocumentSnapshot, std::less<>> documents_;
+  PositionEncoding encoding_;
+};
+
+}  // namespace oomlens::lsp

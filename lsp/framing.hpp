@@ -1,0 +1,86 @@
+// LSP base-protocol framing: "Content-Length: N\r\n\r\n" + N bytes of body.
+//
+// FrameReader is a push parser: the transport feeds whatever bytes arrived
+// and pulls events. It never throws and never gives up on a stream: a bad
+// header block is reported and skipped, and the reader finds the next message
+// (the rest of the session should survive one buggy or truncated message).
+// The events do not depend on how the bytes were split across feeds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace oomlens::lsp {
+
+struct FrameLimits {
+  // A larger body is reported and its bytes skipped, never buffered.
+  std::size_t max_body_bytes = 64 * 1024 * 1024;
+  // A header block is a few dozen bytes; this much without "\r\n\r\n" means
+  // the stream is not LSP framing (or lost sync), so the reader resyncs.
+  std::size_t max_header_bytes = 8 * 1024;
+};
+
+// next() has nothing to give until more bytes are fed.
+struct NeedMoreBytes {};
+// One complete message body (normally JSON; not validated here).
+struct FramedMessage {
+  std::string body;
+};
+// Something in the stream was not valid framing and was skipped.
+struct FramingError {
+  std::string description;
+};
+
+using FrameEvent = std::variant<NeedMoreBytes, FramedMessage, FramingError>;
+
+class FrameReader {
+ public:
+  explicit FrameReader(FrameLimits limits = {});
+
+  // Appends bytes to the stream. Cheap; the parsing happens in next().
+  void feed(std::string_view bytes);
+  // The next message or error; NeedMoreBytes once everything fed is used up.
+  // Call it until it returns NeedMoreBytes after each feed().
+  FrameEvent next();
+  // The input ended: reports a header block or body cut short (an error that
+  // was already reported, such as an oversized body being skipped, is not
+  // reported again). Call after next() returned NeedMoreBytes. Resets the
+  // reader to its initial state.
+  std::optional<FramingError> at_eof();
+
+  // Bytes fed but not yet turned into events (for tests and diagnostics).
+  std::size_t buffered_bytes() const { return buffer_.size() - consumed_; }
+
+ private:
+  enum class State {
+    header,  // reading a header block up to "\r\n\r\n"
+    body,    // reading `remaining_` bytes of body
+    skip,    // discarding `remaining_` bytes of an oversized body
+    resync,  // discarding bytes up to the next "Content-Length:"
+  };
+
+  // Each step returns an event, or nullopt when it moved to another state
+  // and next() should go on.
+  std::optional<FrameEvent> read_header();
+  std::optional<FrameEvent> read_body();
+  std::optional<FrameEvent> skip_body();
+  std::optional<FrameEvent> resync();
+  std::string_view unread() const;
+  void compact();
+
+  FrameLimits limits_;
+  State state_ = State::header;
+  std::string buffer_;
+  std::size_t consumed_ = 0;      // bytes of buffer_ already turned into events
+  std::size_t header_scanned_ = 0;  // bytes of the header block searched for its end
+  std::uint64_t remaining_ = 0;   // body bytes to read or skip
+};
+
+// The bytes that carry `body` as one LSP message.
+std::string frame(std::string_view body);
+
+}  // namespace oomlens::lsp

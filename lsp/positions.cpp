@@ -1,0 +1,195 @@
+#include "lsp/positions.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace oomlens::lsp {
+namespace {
+
+// One character of UTF-8 text: how many bytes it takes and how many UTF-16
+// units it needs. An invalid byte is one character (U+FFFD) of one unit.
+struct Character {
+  std::uint8_t bytes = 1;
+  std::uint8_t utf16_units = 1;
+};
+
+unsigned char byte_at(std::string_view text, std::size_t i) { return static_cast<unsigned char>(text[i]); }
+
+bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
+
+// Well-formed sequences per the Unicode standard (table 3-7): no overlong
+// forms, no surrogates, nothing above U+10FFFF.
+Character decode(std::string_view text, std::size_t i) {
+  unsigned char lead = byte_at(text, i);
+  if (lead < 0x80) return {};
+  auto continues = [&](std::size_t k, unsigned char low, unsigned char high) {
+    return i + k < text.size() && byte_at(text, i + k) >= low && byte_at(text, i + k) <= high;
+  };
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    if (continues(1, 0x80, 0xBF)) return {2, 1};
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    unsigned char low = lead == 0xE0 ? 0xA0 : 0x80;
+    unsigned char high = lead == 0xED ? 0x9F : 0xBF;
+    if (continues(1, low, high) && continues(2, 0x80, 0xBF)) return {3, 1};
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    unsigned char low = lead == 0xF0 ? 0x90 : 0x80;
+    unsigned char high = lead == 0xF4 ? 0x8F : 0xBF;
+    if (continues(1, low, high) && continues(2, 0x80, 0xBF) && continues(3, 0x80, 0xBF)) return {4, 2};
+  }
+  return {};
+}
+
+std::size_t units_of(Character c, PositionEncoding encoding) {
+  switch (encoding) {
+    case PositionEncoding::utf8: return c.bytes;
+    case PositionEncoding::utf16: return c.utf16_units;
+    case PositionEncoding::utf32: return 1;
+  }
+  return 1;
+}
+
+// The start of the character that contains `offset` (offset itself when it
+// is a boundary). Looks back at most 3 bytes: a lead byte is never inside a
+// well-formed sequence, so the first non-continuation byte decides.
+std::size_t character_start(std::string_view text, std::size_t line_start, std::size_t offset) {
+  for (std::size_t back = 1; back <= 3 && back <= offset - line_start; ++back) {
+    if (is_continuation(byte_at(text, offset - back))) continue;
+    return decode(text, offset - back).bytes > back ? offset - back : offset;
+  }
+  return offset;
+}
+
+std::uint32_t saturate(std::size_t n) {
+  return static_cast<std::uint32_t>(std::min<std::size_t>(n, std::numeric_limits<std::uint32_t>::max()));
+}
+
+std::size_t find_byte(std::string_view text, char c, std::size_t from) {
+  if (from >= text.size()) return std::string_view::npos;
+  const void* hit = std::memchr(text.data() + from, c, text.size() - from);
+  return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view to_string(PositionEncoding encoding) {
+  switch (encoding) {
+    case PositionEncoding::utf8: return "utf-8";
+    case PositionEncoding::utf16: return "utf-16";
+    case PositionEncoding::utf32: return "utf-32";
+  }
+  return "utf-16";
+}
+
+std::optional<PositionEncoding> parse_position_encoding(std::string_view kind) {
+  if (kind == "utf-8") return PositionEncoding::utf8;
+  if (kind == "utf-16") return PositionEncoding::utf16;
+  if (kind == "utf-32") return PositionEncoding::utf32;
+  return std::nullopt;
+}
+
+std::size_t code_units(std::string_view text, PositionEncoding encoding) {
+  if (encoding == PositionEncoding::utf8) return text.size();
+  std::size_t units = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    Character c = decode(text, i);
+    units += units_of(c, encoding);
+    i += c.bytes;
+  }
+  return units;
+}
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  line_starts_.push_back(0);
+  // Two memchr cursors instead of a byte loop: line ends are sparse, and
+  // documents can be hundreds of megabytes.
+  std::size_t next_lf = find_byte(text, '\n', 0);
+  std::size_t next_cr = find_byte(text, '\r', 0);
+  while (next_lf != std::string_view::npos || next_cr != std::string_view::npos) {
+    if (next_cr < next_lf) {
+      if (next_cr + 1 == next_lf) {  // "\r\n": one line end, a '\n' line too
+        line_starts_.push_back(next_lf + 1);
+        if (has_bare_cr_) newline_starts_.push_back(next_lf + 1);
+        next_lf = find_byte(text, '\n', next_lf + 1);
+      } else {
+        if (!has_bare_cr_) newline_starts_ = line_starts_;  // identical until now
+        has_bare_cr_ = true;
+        line_starts_.push_back(next_cr + 1);
+      }
+      next_cr = find_byte(text, '\r', next_cr + 1);
+    } else {
+      line_starts_.push_back(next_lf + 1);
+      if (has_bare_cr_) newline_starts_.push_back(next_lf + 1);
+      next_lf = find_byte(text, '\n', next_lf + 1);
+    }
+  }
+}
+
+std::size_t LineIndex::line_end(std::size_t line) const {
+  if (line + 1 >= line_starts_.size()) return text_.size();
+  std::size_t next = line_starts_[line + 1];
+  if (text_[next - 1] == '\n' && next - 1 > line_starts_[line] && text_[next - 2] == '\r') return next - 2;
+  return next - 1;
+}
+
+Position LineIndex::position_of(std::size_t byte_offset, PositionEncoding encoding) const {
+  std::size_t offset = std::min(byte_offset, text_.size());
+  auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  auto line = static_cast<std::size_t>(after - line_starts_.begin()) - 1;
+  std::size_t start = line_starts_[line];
+  std::size_t target = character_start(text_, start, std::min(offset, line_end(line)));
+  if (encoding == PositionEncoding::utf8) return {saturate(line), saturate(target - start)};
+
+  std::size_t units = 0;
+  for (std::size_t i = start; i < target;) {
+    Character c = decode(text_, i);
+    units += units_of(c, encoding);
+    i += c.bytes;
+  }
+  return {saturate(line), saturate(units)};
+}
+
+std::optional<std::size_t> LineIndex::offset_of(Position position, PositionEncoding encoding) const {
+  if (position.line >= line_starts_.size()) return text_.size();
+  std::size_t start = line_starts_[position.line];
+  std::size_t end = line_end(position.line);
+  if (encoding == PositionEncoding::utf8) {
+    std::size_t offset = start + std::min<std::size_t>(position.character, end - start);
+    if (character_start(text_, start, offset) != offset) return std::nullopt;
+    return offset;
+  }
+  std::size_t units = 0;
+  std::size_t i = start;
+  while (i < end && units < position.character) {
+    Character c = decode(text_, i);
+    units += units_of(c, encoding);
+    i += c.bytes;
+  }
+  if (units > position.character) return std::nullopt;  // between two surrogate halves
+  return i;
+}
+
+Range LineIndex::range_of(ByteRange bytes, PositionEncoding encoding) const {
+  return {position_of(bytes.begin, encoding), position_of(bytes.end, encoding)};
+}
+
+std::optional<ByteRange> LineIndex::offsets_of(Range range, PositionEncoding encoding) const {
+  auto begin = offset_of(range.start, encoding);
+  auto end = offset_of(range.end, encoding);
+  if (!begin || !end || *begin > *end) return std::nullopt;
+  return ByteRange{*begin, *end};
+}
+
+std::size_t LineIndex::newline_line_start(std::uint64_t one_based_line) const {
+  const auto& starts = newline_starts();
+  std::uint64_t index = one_based_line == 0 ? 0 : one_based_line - 1;
+  return index < starts.size() ? starts[static_cast<std::size_t>(index)] : text_.size();
+}
+
+std::uint64_t LineIndex::newline_line_of(std::size_t byte_offset) const {
+  const auto& starts = newline_starts();
+  auto after = std::upper_bound(starts.begin(), starts.end(), std::min(byte_offset, text_.size()));
+  return static_cast<std::uint64_t>(after - starts.begin());
+}
+
+}  // namespace oomlens::lsp
