@@ -112,7 +112,7 @@ int diagnose_command(const Args& args) {
       render_text(std::cout, reports, style);
     }
   } else {
-    auto j = format == Format::json ? report_json(reports) : report_sarif(reports);
+    auto j = format == Format::json ? report::report_json(reports) : report_sarif(reports);
     // Logs hold invalid UTF-8; JSON must not: replace, never throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }

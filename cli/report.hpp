@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "report/json_report.hpp"
 #include "rules/diagnosis.hpp"
 
 namespace oomlens::cli {
 
-struct FileReport {
-  std::string path;  // as the user named it; "-" for standard input
-  rules::LogReport report;
-};
+using report::FileReport;
 
 // Reads and analyses one input ("-" = standard input) with bounded memory.
 // On failure returns nothing and sets `error` to a sentence naming the
@@ -27,8 +25,6 @@ struct TextStyle {
 };
 void render_text(std::ostream& out, const std::vector<FileReport>& files, const TextStyle& style);
 
-// The documented JSON contract (docs/json-contract.md).
-nlohmann::json report_json(const std::vector<FileReport>& files);
 // SARIF 2.1.0 for CI and code-scanning tools.
 nlohmann::json report_sarif(const std::vector<FileReport>& files);
 

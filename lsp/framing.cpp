@@ -168,7 +168,7 @@ std::optional<FrameEvent> FrameReader::read_header() {
   if (length > limits_.max_body_bytes) {
     state_ = State::skip;
     remaining_ = length;
-    return FramingError{fmt::format("Content-Length {} exceeds the {} limit; skipping the body", length,
+    return FramingError{fmt::format("Content-Length {} exceeds the limit of {}; skipping the body", length,
                                     size_text(limits_.max_body_bytes))};
   }
   state_ = State::body;

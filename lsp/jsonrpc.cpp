@@ -23,11 +23,15 @@ json params_of(json& message) {
   return it == message.end() ? json() : std::move(*it);
 }
 
-// nlohmann's description without the "last read: '...'" tail, which echoes
-// the offending (possibly invalid UTF-8) bytes back.
+// nlohmann's description without its "[json.exception...] " tag and the
+// "; last read: '...'" tail, which echoes the offending (possibly invalid
+// UTF-8) bytes back.
 std::string describe(const json::parse_error& error) {
   std::string text = error.what();
   if (auto tail = text.find("; last read:"); tail != std::string::npos) text.erase(tail);
+  if (text.starts_with("[json.exception")) {
+    if (auto tag_end = text.find("] "); tag_end != std::string::npos) text.erase(0, tag_end + 2);
+  }
   return text;
 }
 

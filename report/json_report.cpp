@@ -1,8 +1,8 @@
 // The JSON contract of `oomlens diagnose --format json` (docs/json-contract.md).
 // Sizes are exact integers in bytes; a number the log does not give is absent.
-#include "cli/report.hpp"
+#include "report/json_report.hpp"
 
-namespace oomlens::cli {
+namespace oomlens::report {
 namespace {
 
 using nlohmann::json;
@@ -35,6 +35,8 @@ json numbers_json(const analyzer::MemoryNumbers& n) {
 
 json optional_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
+}  // namespace
+
 json fixes_json(const std::vector<rules::Fix>& fixes) {
   json list = json::array();
   for (const auto& f : fixes) {
@@ -49,11 +51,15 @@ json fixes_json(const std::vector<rules::Fix>& fixes) {
   return list;
 }
 
+namespace {
+
 json finding_brief(const analyzer::LogFinding& f) {
   json j = {{"line", f.line}, {"rank", optional_int(f.rank)}, {"kind", analyzer::to_string(f.kind)}, {"text", f.text}};
   if (!f.detail.empty()) j["detail"] = f.detail;
   return j;
 }
+
+}  // namespace
 
 json incident_json(const std::string& path, const rules::IncidentDiagnosis& item) {
   const auto& inc = item.incident;
@@ -122,8 +128,6 @@ json finding_json(const std::string& path, const rules::FindingDiagnosis& item) 
   return j;
 }
 
-}  // namespace
-
 json report_json(const std::vector<FileReport>& files) {
   json out;
   out["version"] = OOMLENS_VERSION;
@@ -144,4 +148,4 @@ json report_json(const std::vector<FileReport>& files) {
   return out;
 }
 
-}  // namespace oomlens::cli
+}  // namespace oomlens::report
