@@ -12,6 +12,7 @@ Usage: oomlens <COMMAND> [OPTIONS]
 Commands:
   diagnose [FILE...|-]   Find and explain every GPU out-of-memory failure in training logs
   explain CODE           Show a rule's documentation (e.g. oomlens explain OOM101)
+  lsp                    Run the language server on stdio (also: oomlens --stdio)
 
 Options:
   -h, --help       Print help (also for each command: oomlens diagnose --help)

@@ -32,7 +32,7 @@ const char* to_string(FixSafety s) {
   return "display-only";
 }
 
-LogReport diagnose_log(analyzer::Analysis analysis) {
+LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options) {
   LogReport report;
   report.bytes = analysis.bytes;
   report.lines = analysis.lines;
@@ -41,7 +41,7 @@ LogReport diagnose_log(analyzer::Analysis analysis) {
     for (const auto& rule : incident_rules()) {
       if (rule.cls != inc.verdict.cls) continue;
       Diagnosis d{std::string(rule.info.code), std::string(rule.info.name), Severity::error, {}, {}, {}, {}};
-      rule.describe(inc, d);
+      rule.describe(inc, options, d);
       report.incidents.push_back({std::move(inc), std::move(d)});
       break;
     }

@@ -57,7 +57,13 @@ const char* to_string(Severity s);
 const char* to_string(FixKind k);
 const char* to_string(FixSafety s);
 
+// Choices a user can make about the fixes proposed (LSP settings).
+struct RuleOptions {
+  // The allocator option proposed against fragmentation.
+  std::string fragmentation_option = "expandable_segments:True";
+};
+
 // Runs every log rule over an analysis.
-LogReport diagnose_log(analyzer::Analysis analysis);
+LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options = {});
 
 }  // namespace oomlens::rules

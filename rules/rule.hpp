@@ -21,7 +21,7 @@ struct RuleInfo {
 struct IncidentRule {
   RuleInfo info;
   analyzer::OomClass cls;
-  void (*describe)(const analyzer::Incident&, Diagnosis&);
+  void (*describe)(const analyzer::Incident&, const RuleOptions&, Diagnosis&);
 };
 
 // A rule over findings that are not GPU OOMs: one finding kind each.

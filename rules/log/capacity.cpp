@@ -10,7 +10,7 @@ namespace {
 
 using analyzer::format_size;
 
-void describe(const analyzer::Incident& inc, Diagnosis& d) {
+void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   const auto& n = inc.primary.numbers;
   std::string held;
   if (n.allocated && n.total)

@@ -11,7 +11,7 @@ namespace {
 
 using analyzer::format_size;
 
-void describe(const analyzer::Incident& inc, Diagnosis& d) {
+void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   const auto& n = inc.primary.numbers;
   std::uint64_t others = 0;
   for (const auto& p : n.other_processes) others += p.bytes;

@@ -11,7 +11,7 @@ namespace {
 
 using analyzer::format_size;
 
-void describe(const analyzer::Incident& inc, Diagnosis& d) {
+void describe(const analyzer::Incident& inc, const RuleOptions& options, Diagnosis& d) {
   const auto& n = inc.primary.numbers;
   const bool pytorch = inc.primary.framework == analyzer::Framework::pytorch;
   std::string amount = n.reserved_unallocated ? format_size(*n.reserved_unallocated) : "free pool memory";
@@ -28,11 +28,11 @@ void describe(const analyzer::Incident& inc, Diagnosis& d) {
       evidence_markdown(inc);
 
   if (pytorch) {
-    AllocConf conf = alloc_conf_with(inc, "expandable_segments:True");
+    AllocConf conf = alloc_conf_with(inc, options.fragmentation_option);
     if (conf.already_set) {
-      d.explanation += fmt::format("\n`{}` already holds `expandable_segments:True` in this log, so the usual fix is "
-                                   "in place; cap block splitting instead.\n",
-                                   conf.name);
+      d.explanation += fmt::format("\n`{}` already holds `{}` in this log, so the usual fix is in place; cap block "
+                                   "splitting instead.\n",
+                                   conf.name, options.fragmentation_option);
     } else {
       Fix f{fmt::format("Set {}={} before torch starts", conf.name, conf.value), FixKind::env, FixSafety::safe,
             conf.name, conf.value, {},

@@ -12,7 +12,7 @@ namespace {
 
 using analyzer::format_size;
 
-void describe(const analyzer::Incident& inc, Diagnosis& d) {
+void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   const auto& e = inc.primary;
   const auto& n = e.numbers;
   d.message = fmt::format("GPU out of memory at a memory cap: {}; the cap is {}{}", failure_head(inc),

@@ -8,7 +8,7 @@
 namespace oomlens::rules::log {
 namespace {
 
-void describe(const analyzer::Incident& inc, Diagnosis& d) {
+void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   const auto& e = inc.primary;
   std::string what;
   switch (e.family) {

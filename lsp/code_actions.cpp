@@ -1,0 +1,182 @@
+// Code actions from the fixes each diagnostic carries in its data: no second
+// analysis (ruff's way). Until the source rules bring edits, fixes are offered
+// in their command form.
+#include <fmt/format.h>
+
+#include "lsp/document_analysis.hpp"
+
+namespace oomlens::lsp {
+namespace {
+
+using nlohmann::json;
+
+struct ActionSpec {
+  std::string title;
+  std::string kind;
+  bool preferred = false;
+  json command;
+};
+
+json command(std::string title, const char* name, json arguments) {
+  return {{"title", std::move(title)}, {"command", name}, {"arguments", std::move(arguments)}};
+}
+
+std::string script_name(const analyzer::Incident& inc) {
+  if (!inc.entry) return "your script";
+  const std::string& f = inc.entry->file;
+  auto slash = f.find_last_of("/\\");
+  return slash == std::string::npos ? f : f.substr(slash + 1);
+}
+
+std::vector<ActionSpec> incident_actions(const rules::IncidentDiagnosis& item) {
+  const auto& d = item.diagnosis;
+  std::vector<ActionSpec> specs;
+  std::string script = script_name(item.incident);
+  std::string script_path = item.incident.entry ? item.incident.entry->file : "";
+  for (const auto& f : d.fixes) {
+    if (f.kind == rules::FixKind::env) {
+      std::string title = fmt::format("Set {}={} for {}", f.env_name, f.env_value, script);
+      specs.push_back({title, "quickfix", f.safety == rules::FixSafety::safe,
+                       command(title, kShowFix,
+                               json::array({{{"kind", "env"}, {"name", f.env_name}, {"value", f.env_value},
+                                             {"script", script_path}, {"safety", rules::to_string(f.safety)},
+                                             {"detail", f.detail}}}))});
+    } else if (f.kind == rules::FixKind::command) {
+      std::string title = fmt::format("Run: {}", f.command);
+      specs.push_back({title, "quickfix", false, command(title, kRunVerification, json::array({f.command}))});
+    } else if (f.title.starts_with("Record a memory snapshot")) {
+      std::string title = fmt::format("Record a memory snapshot in {}", script);
+      specs.push_back({title, "quickfix", false,
+                       command(title, kShowFix,
+                               json::array({{{"kind", "snapshot"}, {"script", script_path}, {"detail", f.detail}}}))});
+    }
+  }
+  if (!d.verify.empty()) {
+    specs.push_back({"Run the verification command", "quickfix", false,
+                     command("Run the verification command", kRunVerification, json::array({d.verify}))});
+    specs.push_back({"Copy the verification command", "quickfix", false,
+                     command("Copy the verification command", kCopyVerification, json::array({d.verify}))});
+  }
+  return specs;
+}
+
+std::vector<ActionSpec> finding_actions(const rules::FindingDiagnosis& item) {
+  std::string title = fmt::format("Explain {} {}", item.diagnosis.code, item.diagnosis.name);
+  return {{title, "quickfix", false, command(title, kExplain, json::array({item.diagnosis.code}))}};
+}
+
+// "incident:3" / "finding:0" -> its actions; empty for a stale reference.
+std::vector<ActionSpec> actions_for(const DocumentAnalysis& a, const std::string& ref) {
+  auto colon = ref.find(':');
+  if (colon == std::string::npos) return {};
+  std::size_t index = 0;
+  try {
+    index = std::stoul(ref.substr(colon + 1));
+  } catch (...) {
+    return {};
+  }
+  std::string what = ref.substr(0, colon);
+  if (what == "incident" && index < a.report.incidents.size()) return incident_actions(a.report.incidents[index]);
+  if (what == "finding" && index < a.report.findings.size()) return finding_actions(a.report.findings[index]);
+  return {};
+}
+
+bool kind_allowed(const std::string& kind, const json& only) {
+  if (!only.is_array() || only.empty()) return true;
+  for (const auto& o : only) {
+    if (!o.is_string()) continue;
+    const std::string prefix = o.get<std::string>();
+    if (kind == prefix || kind.starts_with(prefix + ".")) return true;
+  }
+  return false;
+}
+
+// The diagnostics' references the request is about: those the client sent
+// back (matched by data, not by range), else ours that touch the range.
+std::vector<std::string> refs_in_request(const DocumentAnalysis& a, const json& params) {
+  std::vector<std::string> refs;
+  const json* diags = nullptr;
+  if (params.contains("context") && params["context"].is_object() && params["context"].contains("diagnostics"))
+    diags = &params["context"]["diagnostics"];
+  if (diags && diags->is_array())
+    for (const auto& d : *diags) {
+      if (!d.is_object() || !d.contains("data") || !d["data"].is_object()) continue;
+      const json& data = d["data"];
+      if (data.value("version", json()) == json(a.doc->version) && data.contains("oomlens") && data["oomlens"].is_string())
+        refs.push_back(data["oomlens"].get<std::string>());
+    }
+  if (!refs.empty()) return refs;
+  if (!params.contains("range") || !params["range"].is_object()) return refs;
+  const json& r = params["range"];
+  try {
+    std::uint32_t first = r.at("start").at("line").get<std::uint32_t>();
+    std::uint32_t last = r.at("end").at("line").get<std::uint32_t>();
+    for (const auto& d : a.diagnostics) {
+      std::uint32_t start = d["range"]["start"]["line"].get<std::uint32_t>();
+      std::uint32_t end = d["range"]["end"]["line"].get<std::uint32_t>();
+      if (start <= last && end >= first) refs.push_back(d["data"]["oomlens"].get<std::string>());
+    }
+  } catch (const json::exception&) {
+  }
+  return refs;
+}
+
+const json* diagnostic_for(const DocumentAnalysis& a, const std::string& ref) {
+  for (const auto& d : a.diagnostics)
+    if (d["data"]["oomlens"] == ref) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+json code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
+  json only = params.contains("context") && params["context"].is_object() ? params["context"].value("only", json()) : json();
+  json actions = json::array();
+  for (const auto& ref : refs_in_request(a, params)) {
+    auto specs = actions_for(a, ref);
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      const auto& spec = specs[k];
+      if (!kind_allowed(spec.kind, only)) continue;
+      if (!client.code_action_literals) {
+        actions.push_back(spec.command);
+        continue;
+      }
+      json action = {{"title", spec.title}, {"kind", spec.kind}, {"command", spec.command}};
+      if (const json* d = diagnostic_for(a, ref)) action["diagnostics"] = json::array({*d});
+      if (spec.preferred) action["isPreferred"] = true;
+      action["data"] = {{"uri", a.doc->uri}, {"version", a.doc->version}, {"ref", ref}, {"index", k}};
+      // Clients that resolve lazily get the command on codeAction/resolve.
+      if (client.resolve_command) action.erase("command");
+      actions.push_back(std::move(action));
+    }
+  }
+  const std::string explain_kind = "source.oomlens.explain";
+  if (client.code_action_literals && kind_allowed(explain_kind, only) &&
+      (!a.report.incidents.empty() || !a.report.findings.empty()) &&
+      (only.is_array() && !only.empty())) {
+    // Source actions only when asked for: they are document-wide, not tied to
+    // a cursor, and would clutter every quick-fix menu.
+    actions.push_back({{"title", "Explain every out-of-memory failure in this log"},
+                       {"kind", explain_kind},
+                       {"command", command("Explain every out-of-memory failure in this log", kExplainDocument,
+                                           json::array({a.doc->uri}))}});
+  }
+  return actions;
+}
+
+json resolve_code_action(const DocumentAnalysis& a, const json& action) {
+  if (!action.is_object() || !action.contains("data") || !action["data"].is_object()) return nullptr;
+  const json& data = action["data"];
+  if (data.value("version", json()) != json(a.doc->version) || !data.contains("ref") || !data["ref"].is_string() ||
+      !data.contains("index") || !data["index"].is_number_unsigned())
+    return nullptr;
+  auto specs = actions_for(a, data["ref"].get<std::string>());
+  std::size_t k = data["index"].get<std::size_t>();
+  if (k >= specs.size()) return nullptr;
+  json resolved = action;
+  // Resolve fills what was left out and changes nothing already set.
+  if (!resolved.contains("command")) resolved["command"] = specs[k].command;
+  return resolved;
+}
+
+}  // namespace oomlens::lsp

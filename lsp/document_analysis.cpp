@@ -1,0 +1,184 @@
+#include "lsp/document_analysis.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "analyzer/analyzer.hpp"
+#include "lsp/markdown.hpp"
+#include "report/json_report.hpp"
+#include "rules/rule.hpp"
+
+namespace oomlens::lsp {
+namespace {
+
+using nlohmann::json;
+
+json range_json(const Range& r) {
+  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
+          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
+}
+
+// The bytes of '\n'-counted lines [first, last] (as the analyzer reports
+// them), without the final line terminator.
+ByteRange line_bytes(const LineIndex& lines, std::uint64_t first, std::uint64_t last) {
+  std::size_t begin = lines.newline_line_start(first);
+  std::size_t end = lines.newline_line_start(last + 1);
+  std::string_view text = lines.text();
+  while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+  return {begin, std::max(begin, end)};
+}
+
+// A path from a traceback as a file URI; paths from another machine may not
+// exist here, which clients handle.
+std::optional<std::string> file_uri(const std::string& path) {
+  std::string p = path;
+  std::replace(p.begin(), p.end(), '\\', '/');
+  bool windows_drive = p.size() > 2 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':' && p[2] == '/';
+  if (!p.starts_with("/") && !windows_drive) return std::nullopt;
+  std::string uri = windows_drive ? "file:///" : "file://";
+  for (unsigned char c : p) {
+    if (std::isalnum(c) || std::string_view("/-._~:").find(static_cast<char>(c)) != std::string_view::npos)
+      uri.push_back(static_cast<char>(c));
+    else
+      uri += fmt::format("%{:02X}", c);
+  }
+  return uri;
+}
+
+int lsp_severity(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::error: return 1;
+    case rules::Severity::warning: return 2;
+    case rules::Severity::information: return 3;
+    case rules::Severity::hint: return 4;
+  }
+  return 1;
+}
+
+json diagnostic(const DocumentAnalysis& a, const rules::Diagnosis& d, ByteRange bytes, std::string ref) {
+  const LineIndex& lines = a.doc->lines();
+  return {{"range", range_json(lines.range_of(bytes, a.encoding))},
+          {"severity", lsp_severity(d.severity)},
+          {"code", d.code},
+          {"codeDescription", {{"href", rules::rule_doc_url(d.code)}}},
+          {"source", "oomlens"},
+          {"message", d.message},
+          {"data", {{"oomlens", ref}, {"version", a.doc->version}}}};
+}
+
+json related(const std::string& uri, const Range& range, const std::string& message) {
+  return {{"location", {{"uri", uri}, {"range", range_json(range)}}}, {"message", message}};
+}
+
+json incident_diagnostic(const DocumentAnalysis& a, std::size_t index) {
+  const auto& item = a.report.incidents[index];
+  const auto& inc = item.incident;
+  const LineIndex& lines = a.doc->lines();
+  json d = diagnostic(a, item.diagnosis, line_bytes(lines, inc.primary.line, inc.primary.end_line),
+                      fmt::format("incident:{}", index));
+  d["data"]["class"] = analyzer::to_string(inc.verdict.cls);
+  d["data"]["fixes"] = report::fixes_json(item.diagnosis.fixes);
+  d["data"]["verify"] = item.diagnosis.verify;
+  if (inc.entry) d["data"]["script"] = inc.entry->file;
+  json rel = json::array();
+  if (inc.location) {
+    if (auto uri = file_uri(inc.location->file)) {
+      std::uint32_t line = inc.location->line > 0 ? static_cast<std::uint32_t>(inc.location->line - 1) : 0;
+      rel.push_back(related(*uri, Range{{line, 0}, {line, 0}},
+                            fmt::format("the failing call in your code{}",
+                                        inc.location->function.empty() ? "" : " (" + inc.location->function + ")")));
+    }
+  }
+  for (const auto& echo : inc.echoes) {
+    if (rel.size() >= 32) break;
+    std::string what = echo.rank && echo.rank != inc.primary.rank ? fmt::format("rank {} also ran out of memory", *echo.rank)
+                                                                  : std::string("the same failure, reported again");
+    rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, echo.line, echo.end_line), a.encoding), what));
+  }
+  for (const auto& f : inc.collateral) {
+    if (rel.size() >= 48) break;
+    rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, f.line, f.line), a.encoding),
+                          f.rank ? fmt::format("rank {} failed as a consequence", *f.rank)
+                                 : std::string("a consequence of this failure")));
+  }
+  if (!rel.empty()) d["relatedInformation"] = rel;
+  return d;
+}
+
+json finding_diagnostic(const DocumentAnalysis& a, std::size_t index) {
+  const auto& item = a.report.findings[index];
+  return diagnostic(a, item.diagnosis, line_bytes(a.doc->lines(), item.finding.line, item.finding.line),
+                    fmt::format("finding:{}", index));
+}
+
+bool contains_line(const analyzer::Incident& inc, std::uint64_t line) {
+  if (line >= inc.primary.line && line <= inc.primary.end_line) return true;
+  return std::any_of(inc.echoes.begin(), inc.echoes.end(),
+                     [&](const analyzer::OomEvent& e) { return line >= e.line && line <= e.end_line; });
+}
+
+std::optional<Position> read_position(const json& j) {
+  if (!j.is_object() || !j.contains("line") || !j.contains("character") || !j["line"].is_number_unsigned() ||
+      !j["character"].is_number_unsigned())
+    return std::nullopt;
+  return Position{j["line"].get<std::uint32_t>(), j["character"].get<std::uint32_t>()};
+}
+
+}  // namespace
+
+rules::LogReport analyze_text_report(std::string_view text, const Settings& settings, const std::atomic<bool>& cancelled) {
+  analyzer::LogAnalyzer analyzer;
+  constexpr std::size_t kPiece = 1 << 20;
+  for (std::size_t at = 0; at < text.size() && !cancelled.load(std::memory_order_relaxed); at += kPiece)
+    analyzer.feed(text.substr(at, kPiece));
+  return rules::diagnose_log(analyzer.finish(), settings.rules);
+}
+
+std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
+                                                         PositionEncoding encoding, const std::atomic<bool>& cancelled,
+                                                         const std::function<void(double)>& progress) {
+  auto a = std::make_shared<DocumentAnalysis>();
+  a->doc = doc;
+  a->encoding = encoding;
+  if (doc->kind != DocumentKind::log) return a;  // Python documents: source rules come with their issue
+
+  analyzer::LogAnalyzer analyzer;
+  constexpr std::size_t kPiece = 1 << 20;
+  std::string_view text = doc->text;
+  for (std::size_t at = 0; at < text.size(); at += kPiece) {
+    if (cancelled.load(std::memory_order_relaxed)) {
+      a->cancelled = true;
+      return a;
+    }
+    analyzer.feed(text.substr(at, kPiece));
+    if (progress && (at / kPiece) % 16 == 15) progress(static_cast<double>(at) / static_cast<double>(text.size()));
+  }
+  a->report = rules::diagnose_log(analyzer.finish(), settings.rules);
+  for (std::size_t i = 0; i < a->report.incidents.size(); ++i) a->diagnostics.push_back(incident_diagnostic(*a, i));
+  for (std::size_t i = 0; i < a->report.findings.size(); ++i) a->diagnostics.push_back(finding_diagnostic(*a, i));
+  return a;
+}
+
+json hover_at(const DocumentAnalysis& a, const json& position, bool markdown) {
+  auto pos = read_position(position);
+  if (!pos || (a.report.incidents.empty() && a.report.findings.empty())) return nullptr;
+  auto offset = a.doc->lines().offset_of(*pos, a.encoding);
+  if (!offset) return nullptr;
+  std::uint64_t line = a.doc->lines().newline_line_of(*offset);
+  std::string text;
+  for (const auto& item : a.report.incidents)
+    if (contains_line(item.incident, line)) {
+      text = incident_markdown(item);
+      break;
+    }
+  if (text.empty())
+    for (const auto& item : a.report.findings)
+      if (item.finding.line == line) {
+        text = finding_markdown(item);
+        break;
+      }
+  if (text.empty()) return nullptr;
+  return {{"contents", {{"kind", markdown ? "markdown" : "plaintext"}, {"value", text}}}};
+}
+
+}  // namespace oomlens::lsp

@@ -1,0 +1,53 @@
+// One analysed version of one document, and what the features read from it:
+// diagnostics, hovers and code actions. Built off the protocol thread,
+// immutable afterwards.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lsp/capabilities.hpp"
+#include "lsp/documents.hpp"
+#include "rules/diagnosis.hpp"
+
+namespace oomlens::lsp {
+
+struct DocumentAnalysis {
+  DocumentSnapshot doc;
+  PositionEncoding encoding = PositionEncoding::utf16;
+  rules::LogReport report;              // log documents; empty otherwise
+  nlohmann::json diagnostics = nlohmann::json::array();  // LSP Diagnostic[]
+  bool cancelled = false;               // superseded while running: never published
+};
+
+// Analyses a document. `cancelled` is polled between pieces of the text;
+// `progress(fraction)` is called now and then for large documents.
+std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
+                                                         PositionEncoding encoding, const std::atomic<bool>& cancelled,
+                                                         const std::function<void(double)>& progress);
+
+// Analyses text that is not a document (a selection, a terminal).
+rules::LogReport analyze_text_report(std::string_view text, const Settings& settings, const std::atomic<bool>& cancelled);
+
+// The hover for a position, or null when nothing is there.
+nlohmann::json hover_at(const DocumentAnalysis& analysis, const nlohmann::json& position, bool markdown);
+
+// CodeAction[] (or Command[] for clients without literal support) for a
+// range, honouring context.only; resolvable properties are left out and
+// put back by resolve_code_action.
+nlohmann::json code_actions(const DocumentAnalysis& analysis, const nlohmann::json& params,
+                            const ClientCapabilities& client);
+// Fills what code_actions left out; null when the action's data no longer
+// matches the analysis (the document changed).
+nlohmann::json resolve_code_action(const DocumentAnalysis& analysis, const nlohmann::json& action);
+
+// The Markdown explanation of every incident and finding in a report.
+std::string report_markdown(const rules::LogReport& report);
+
+}  // namespace oomlens::lsp

@@ -1,0 +1,135 @@
+// Requests about documents and commands. Each reads the analysis of the
+// document's current version (waiting for it when it is still running).
+#include <fmt/format.h>
+
+#include "lsp/params.hpp"
+#include "lsp/server.hpp"
+#include "report/json_report.hpp"
+#include "rules/rule.hpp"
+
+namespace oomlens::lsp {
+
+using nlohmann::json;
+using vt = json::value_t;
+
+void Server::pull_diagnostics(const PendingPtr& p, const json& params) {
+  std::string uri = document_uri(params);
+  std::string previous = params.is_object() && params.contains("previousResultId") && params["previousResultId"].is_string()
+                             ? params["previousResultId"].get<std::string>()
+                             : std::string();
+  if (!documents_.get(uri)) {
+    // Not open (or closed meanwhile): nothing to report, and nothing stale.
+    reply(p, {{"kind", "full"}, {"items", json::array()}});
+    return;
+  }
+  with_analysis(p, uri, [this, p, previous](const DocumentAnalysis& a) {
+    std::string result_id = fmt::format("{}", a.doc->version);
+    if (!previous.empty() && previous == result_id)
+      reply(p, {{"kind", "unchanged"}, {"resultId", result_id}});
+    else
+      reply(p, {{"kind", "full"}, {"resultId", result_id}, {"items", a.diagnostics}});
+  });
+}
+
+void Server::hover(const PendingPtr& p, const json& params) {
+  std::string uri = document_uri(params);
+  const json& position = member(params, "position", vt::object);
+  with_analysis(p, uri, [this, p, position](const DocumentAnalysis& a) {
+    reply(p, hover_at(a, position, client_.markdown_hover));
+  });
+}
+
+void Server::code_action(const PendingPtr& p, const json& params) {
+  std::string uri = document_uri(params);
+  member(params, "range", vt::object);
+  with_analysis(p, uri, [this, p, params](const DocumentAnalysis& a) { reply(p, code_actions(a, params, client_)); });
+}
+
+void Server::code_action_resolve(const PendingPtr& p, const json& params) {
+  if (!params.is_object() || !params.contains("data") || !params["data"].is_object() || !params["data"].contains("uri") ||
+      !params["data"]["uri"].is_string())
+    throw ParamsError("codeAction/resolve expects an action this server made (with its data)");
+  std::string uri = params["data"]["uri"].get<std::string>();
+  with_analysis(p, uri, [this, p, params](const DocumentAnalysis& a) {
+    json resolved = resolve_code_action(a, params);
+    if (resolved.is_null())
+      reply_error(p, ContentModified, "the document changed since this action was offered");
+    else
+      reply(p, resolved);
+  });
+}
+
+void Server::execute_command(const PendingPtr& p, const json& params) {
+  std::string name = member(params, "command", vt::string).get<std::string>();
+  json args = params.contains("arguments") && params["arguments"].is_array() ? params["arguments"] : json::array();
+  auto first_string = [&](const char* what) -> std::string {
+    if (args.empty()) throw ParamsError(fmt::format("{} expects {}", name, what));
+    if (args[0].is_string()) return args[0].get<std::string>();
+    if (args[0].is_object() && args[0].contains("text") && args[0]["text"].is_string())
+      return args[0]["text"].get<std::string>();
+    throw ParamsError(fmt::format("{} expects {}", name, what));
+  };
+
+  if (name == kDiagnoseText) {
+    // Any text: a selected traceback, a terminal's output. Runs in the
+    // background so a large selection cannot stall the server.
+    std::string text = first_string("the text to diagnose");
+    std::string label = args[0].is_object() && args[0].contains("source") && args[0]["source"].is_string()
+                            ? args[0]["source"].get<std::string>()
+                            : std::string("selection");
+    Settings settings = settings_;
+    auto cancelled = p->cancelled;
+    io_.run_in_background([this, p, text = std::move(text), label, settings, cancelled] {
+      auto report = analyze_text_report(text, settings, *cancelled);
+      json result = report::report_json({{label, report}});
+      std::string markdown = report_markdown(report);
+      io_.run_on_protocol([this, p, result = std::move(result), markdown = std::move(markdown)]() mutable {
+        if (p->cancelled->load()) return;  // answered already with -32800
+        reply(p, {{"json", std::move(result)}, {"markdown", std::move(markdown)}});
+      });
+    });
+    return;
+  }
+  if (name == kExplain) {
+    std::string code = first_string("a rule code");
+    auto doc = rules::rule_doc(code);
+    if (!doc) throw ParamsError(fmt::format("no rule named '{}'", code));
+    reply(p, {{"markdown", std::string(*doc)}});
+    return;
+  }
+  if (name == kExplainDocument) {
+    std::string uri = first_string("a document URI");
+    with_analysis(p, uri, [this, p](const DocumentAnalysis& a) { reply(p, {{"markdown", report_markdown(a.report)}}); });
+    return;
+  }
+  if (name == kCopyVerification || name == kRunVerification) {
+    // The server never runs commands itself: an editor integration copies or
+    // runs it in a terminal the user sees; other clients show it.
+    std::string command = first_string("a command line");
+    notify("window/showMessage",
+           {{"type", 3}, {"message", fmt::format("{} this command in a terminal: {}",
+                                                 name == kRunVerification ? "Run" : "Copy", command)}});
+    reply(p, {{"command", command}});
+    return;
+  }
+  if (name == kShowFix) {
+    if (args.empty() || !args[0].is_object()) throw ParamsError("oomlens.showFix expects a fix object");
+    const json& fix = args[0];
+    std::string text;
+    if (fix.value("kind", "") == "env") {
+      std::string script = fix.value("script", "");
+      text = fmt::format("Set {}={} in the environment before torch starts{}", fix.value("name", ""),
+                         fix.value("value", ""),
+                         script.empty() ? "." : fmt::format(", e.g. {}='{}' python {}", fix.value("name", ""),
+                                                            fix.value("value", ""), script));
+    } else {
+      text = fix.value("detail", "");
+    }
+    notify("window/showMessage", {{"type", 3}, {"message", text}});
+    reply(p, {{"message", text}});
+    return;
+  }
+  throw ParamsError(fmt::format("unknown command '{}'", name));
+}
+
+}  // namespace oomlens::lsp

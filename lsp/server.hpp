@@ -1,0 +1,131 @@
+// The language server: a thin protocol layer over the analyzer and the rules
+// (DESIGN.md, "LSP"). It owns the protocol state (lifecycle, capabilities,
+// documents, requests in flight) and nothing of the analysis.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lsp/capabilities.hpp"
+#include "lsp/document_analysis.hpp"
+#include "lsp/documents.hpp"
+#include "lsp/jsonrpc.hpp"
+
+namespace oomlens::lsp {
+
+// How the server reaches the world. The stdio runner wires these to Asio;
+// tests can run everything inline.
+struct ServerIo {
+  std::function<void(const nlohmann::json&)> send;                 // one outgoing message
+  std::function<void(std::function<void()>)> run_in_background;   // analysis, off the protocol thread
+  std::function<void(std::function<void()>)> run_on_protocol;     // back onto the protocol thread
+  std::function<void(std::string_view)> log;                      // stderr
+};
+
+class Server {
+ public:
+  explicit Server(ServerIo io);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Everything below runs on the protocol thread.
+  void on_message(std::string_view body);
+  void on_framing_error(std::string_view description);
+  void on_input_end();
+
+  // After "exit" or the end of input: stop reading, exit with this status
+  // (0 only when "shutdown" came first, as the spec asks).
+  bool finished() const { return finished_; }
+  int exit_code() const { return shutdown_requested_ ? 0 : 1; }
+
+ private:
+  // A request the client sent and the server still owes an answer to.
+  struct Pending {
+    RequestId id;
+    std::string method;
+    bool answered = false;
+    std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+  };
+  using PendingPtr = std::shared_ptr<Pending>;
+  using Handler = void (Server::*)(const PendingPtr&, const nlohmann::json&);
+  using NotificationHandler = void (Server::*)(const nlohmann::json&);
+
+  // Lifecycle and dispatch (server.cpp).
+  void on_request(Request request);
+  void on_notification(const Notification& n);
+  void on_response(const Response& r);
+  void reply(const PendingPtr& p, nlohmann::json result);
+  void reply_error(const PendingPtr& p, int code, std::string_view message);
+  void send_request(std::string_view method, nlohmann::json params, std::function<void(const Response&)> on_reply);
+  void notify(std::string_view method, nlohmann::json params);
+
+  void initialize(const PendingPtr& p, const nlohmann::json& params);
+  void shutdown(const PendingPtr& p, const nlohmann::json& params);
+  void initialized(const nlohmann::json& params);
+  void exit_notification(const nlohmann::json& params);
+  void cancel_request(const nlohmann::json& params);
+  void set_trace(const nlohmann::json& params);
+
+  // Documents and their analyses (text_sync.cpp).
+  void did_open(const nlohmann::json& params);
+  void did_change(const nlohmann::json& params);
+  void did_close(const nlohmann::json& params);
+  void did_save(const nlohmann::json& params);
+  void schedule_analysis(const DocumentSnapshot& doc);
+  void on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis);
+  // Runs `then` with the analysis of the document's current version, once
+  // it is ready; answers the request -32801 when a newer version supersedes
+  // it, and does nothing once the request has been answered (cancelled).
+  void with_analysis(const PendingPtr& p, const std::string& uri,
+                     std::function<void(const DocumentAnalysis&)> then);
+  void publish(const DocumentAnalysis& analysis);
+
+  // Features (features.cpp).
+  void pull_diagnostics(const PendingPtr& p, const nlohmann::json& params);
+  void hover(const PendingPtr& p, const nlohmann::json& params);
+  void code_action(const PendingPtr& p, const nlohmann::json& params);
+  void code_action_resolve(const PendingPtr& p, const nlohmann::json& params);
+  void execute_command(const PendingPtr& p, const nlohmann::json& params);
+
+  // Settings (settings.cpp).
+  void did_change_configuration(const nlohmann::json& params);
+  void request_configuration();
+  void apply_settings(const nlohmann::json& section);
+  void refresh_all();
+
+  ServerIo io_;
+  enum class Phase { uninitialized, running, shut_down } phase_ = Phase::uninitialized;
+  bool shutdown_requested_ = false;
+  bool finished_ = false;
+  ClientCapabilities client_;
+  Settings settings_;
+  DocumentStore documents_;
+
+  std::map<std::string, PendingPtr> pending_;  // by serialized id
+  std::map<std::string, std::function<void(const Response&)>> outgoing_;  // our requests, by id
+  std::int64_t next_outgoing_id_ = 1;
+
+  struct AnalysisSlot {
+    std::int64_t version = 0;
+    std::shared_ptr<const DocumentAnalysis> ready;  // null while analysing
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::vector<std::pair<PendingPtr, std::function<void(const DocumentAnalysis&)>>> waiting;
+  };
+  std::map<std::string, AnalysisSlot, std::less<>> analyses_;
+  std::int64_t progress_tokens_ = 0;
+};
+
+// Runs the server on standard input and output until "exit" or the end of
+// input; returns the process exit status.
+int run_stdio_server();
+
+}  // namespace oomlens::lsp

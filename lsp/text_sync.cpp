@@ -1,0 +1,165 @@
+// Documents and their analyses: every version is analysed off the protocol
+// thread; a newer version cancels the older analysis and the requests that
+// waited for it get ContentModified.
+#include <fmt/format.h>
+
+#include "lsp/params.hpp"
+#include "lsp/server.hpp"
+
+namespace oomlens::lsp {
+
+using nlohmann::json;
+using vt = json::value_t;
+
+namespace {
+
+std::optional<Range> read_range(const json& j) {
+  try {
+    return Range{{j.at("start").at("line").get<std::uint32_t>(), j.at("start").at("character").get<std::uint32_t>()},
+                 {j.at("end").at("line").get<std::uint32_t>(), j.at("end").at("character").get<std::uint32_t>()}};
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void Server::did_open(const json& params) {
+  const json& doc = member(params, "textDocument", vt::object);
+  auto snapshot = documents_.open(member(doc, "uri", vt::string).get<std::string>(),
+                                  member(doc, "languageId", vt::string).get<std::string>(),
+                                  member(doc, "version", vt::number_integer).get<std::int64_t>(),
+                                  member(doc, "text", vt::string).get<std::string>());
+  schedule_analysis(snapshot);
+}
+
+void Server::did_change(const json& params) {
+  const json& doc = member(params, "textDocument", vt::object);
+  std::string uri = member(doc, "uri", vt::string).get<std::string>();
+  std::int64_t version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+  std::vector<TextChange> changes;
+  for (const auto& c : member(params, "contentChanges", vt::array)) {
+    TextChange change;
+    change.text = member(c, "text", vt::string).get<std::string>();
+    if (c.contains("range")) {
+      change.range = read_range(c["range"]);
+      if (!change.range) throw ParamsError("a content change has a malformed range");
+    }
+    changes.push_back(std::move(change));
+  }
+  auto result = documents_.change(uri, version, std::move(changes));
+  if (!result) {
+    // Applying part of an edit would silently corrupt the text: the client
+    // must resend the document. Say so where the user can see it.
+    io_.log(fmt::format("didChange for {} rejected: {}", uri, result.error));
+    notify("window/logMessage", {{"type", 1}, {"message", fmt::format("oomlens: change to {} rejected: {}", uri, result.error)}});
+    return;
+  }
+  schedule_analysis(result.document);
+}
+
+void Server::did_close(const json& params) {
+  std::string uri = document_uri(params);
+  documents_.close(uri);
+  if (auto it = analyses_.find(uri); it != analyses_.end()) {
+    if (it->second.cancel) it->second.cancel->store(true);
+    for (auto& [p, then] : it->second.waiting) reply_error(p, ContentModified, "the document was closed");
+    analyses_.erase(it);
+  }
+  // Pushed diagnostics stay in the client until replaced: clear them.
+  if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+}
+
+void Server::did_save(const json&) {}
+
+void Server::schedule_analysis(const DocumentSnapshot& doc) {
+  AnalysisSlot& slot = analyses_[doc->uri];
+  if (slot.cancel) slot.cancel->store(true);
+  // Requests waiting for an older version will never get it.
+  for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
+  slot.waiting.clear();
+  slot.version = doc->version;
+  slot.ready.reset();
+  slot.cancel = std::make_shared<std::atomic<bool>>(false);
+
+  auto cancel = slot.cancel;
+  Settings settings = settings_;
+  PositionEncoding encoding = client_.encoding;
+  // Large documents report progress, on a token the client created for us;
+  // reports start only once the client has acknowledged the token.
+  struct Progress {
+    std::string token;
+    bool begun = false;
+    bool ended = false;  // the analysis finished: a late acknowledgement starts nothing
+  };
+  std::shared_ptr<Progress> progress_state;
+  if (client_.work_done_progress && doc->text.size() >= settings.progress_threshold_bytes) {
+    progress_state = std::make_shared<Progress>();
+    progress_state->token = fmt::format("oomlens-analysis-{}", ++progress_tokens_);
+    send_request("window/workDoneProgress/create", {{"token", progress_state->token}},
+                 [this, progress_state](const Response& r) {
+                   if (r.error || progress_state->ended) return;
+                   progress_state->begun = true;
+                   notify("$/progress", {{"token", progress_state->token},
+                                         {"value", {{"kind", "begin"}, {"title", "oomlens: analysing log"},
+                                                    {"percentage", 0}, {"cancellable", false}}}});
+                 });
+  }
+  auto progress = [this, progress_state](double fraction) {
+    if (!progress_state) return;
+    io_.run_on_protocol([this, progress_state, fraction] {
+      if (!progress_state->begun || progress_state->ended) return;
+      notify("$/progress", {{"token", progress_state->token},
+                            {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
+    });
+  };
+  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state] {
+    auto analysis = analyze_document(doc, settings, encoding, *cancel, progress);
+    io_.run_on_protocol([this, analysis, progress_state] {
+      if (progress_state) {
+        if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
+        progress_state->ended = true;  // no report may follow the end
+      }
+      on_analysis_done(analysis);
+    });
+  });
+}
+
+void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) {
+  auto it = analyses_.find(analysis->doc->uri);
+  // Superseded or closed while it ran: drop it.
+  if (analysis->cancelled || it == analyses_.end() || it->second.version != analysis->doc->version) return;
+  AnalysisSlot& slot = it->second;
+  slot.ready = analysis;
+  if (!client_.pull_diagnostics) publish(*analysis);
+  auto waiting = std::move(slot.waiting);
+  slot.waiting.clear();
+  for (auto& [p, then] : waiting) {
+    if (p->answered) continue;
+    try {
+      then(*analysis);
+    } catch (const std::exception& e) {
+      reply_error(p, InternalError, e.what());
+    }
+  }
+}
+
+void Server::with_analysis(const PendingPtr& p, const std::string& uri, std::function<void(const DocumentAnalysis&)> then) {
+  auto it = analyses_.find(uri);
+  if (it == analyses_.end()) {
+    reply_error(p, InvalidParams, fmt::format("document not open: {}", uri));
+    return;
+  }
+  if (it->second.ready) {
+    then(*it->second.ready);
+    return;
+  }
+  it->second.waiting.emplace_back(p, std::move(then));
+}
+
+void Server::publish(const DocumentAnalysis& analysis) {
+  notify("textDocument/publishDiagnostics",
+         {{"uri", analysis.doc->uri}, {"version", analysis.doc->version}, {"diagnostics", analysis.diagnostics}});
+}
+
+}  // namespace oomlens::lsp
