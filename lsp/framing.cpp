@@ -165,6 +165,12 @@ std::optional<FrameEvent> FrameReader::read_header() {
                                    : "does not fit in 64 bits";
     return FramingError{fmt::format("Content-Length {} {}; resynchronising", quoted(text), why)};
   }
+  if (length > limits_.max_skip_bytes) {
+    // No client sends this much: a corrupt header. Skipping it would swallow
+    // every later message, so look for the next header instead.
+    state_ = State::resync;
+    return FramingError{fmt::format("Content-Length {} is absurd; resynchronising", length)};
+  }
   if (length > limits_.max_body_bytes) {
     state_ = State::skip;
     remaining_ = length;

@@ -22,6 +22,9 @@ struct FrameLimits {
   // A header block is a few dozen bytes; this much without "\r\n\r\n" means
   // the stream is not LSP framing (or lost sync), so the reader resyncs.
   std::size_t max_header_bytes = 8 * 1024;
+  // Larger still is not a big document but a corrupt header: resync instead
+  // of skipping (which would swallow the rest of the session).
+  std::uint64_t max_skip_bytes = std::uint64_t{1} << 30;
 };
 
 // next() has nothing to give until more bytes are fed.

@@ -50,7 +50,8 @@ LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options) 
     for (const auto& rule : finding_rules()) {
       if (rule.kind != f.kind) continue;
       Diagnosis d{std::string(rule.info.code), std::string(rule.info.name), rule.severity, {}, {}, {}, {}};
-      rule.describe(f, d);
+      d.message = std::string(rule.headline) + ": " + (f.detail.empty() ? f.text : f.detail);
+      d.explanation = std::string(rule.explanation);
       report.findings.push_back({std::move(f), std::move(d)});
       break;
     }

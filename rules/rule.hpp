@@ -24,12 +24,14 @@ struct IncidentRule {
   void (*describe)(const analyzer::Incident&, const RuleOptions&, Diagnosis&);
 };
 
-// A rule over findings that are not GPU OOMs: one finding kind each.
+// A rule over findings that are not GPU OOMs: one finding kind each. Its
+// message is `headline: <what the parser read>`; the explanation is fixed.
 struct FindingRule {
   RuleInfo info;
   analyzer::FindingKind kind;
   Severity severity;
-  void (*describe)(const analyzer::LogFinding&, Diagnosis&);
+  std::string_view headline;
+  std::string_view explanation;
 };
 
 const std::vector<IncidentRule>& incident_rules();

@@ -277,3 +277,19 @@ TEST_CASE("FrameReader gives the same events however a messy stream is split") {
     CHECK(read_in_chunks(stream, sizes, limits) == expected);
   }
 }
+
+TEST_CASE("FrameReader resyncs after an absurd Content-Length instead of skipping the session") {
+  oomlens::lsp::FrameReader reader;
+  reader.feed("Content-Length: 99999999999\r\n\r\n{}");
+  reader.feed(oomlens::lsp::frame(R"({"jsonrpc":"2.0","id":1,"method":"shutdown"})"));
+  auto first = reader.next();
+  REQUIRE(std::holds_alternative<oomlens::lsp::FramingError>(first));
+  CHECK_THAT(std::get<oomlens::lsp::FramingError>(first).description, Catch::Contains("absurd"));
+  bool got_message = false;
+  for (int i = 0; i < 4 && !got_message; ++i) {
+    auto e = reader.next();
+    if (auto* m = std::get_if<oomlens::lsp::FramedMessage>(&e)) got_message = m->body.find("shutdown") != std::string::npos;
+    if (std::holds_alternative<oomlens::lsp::NeedMoreBytes>(e)) break;
+  }
+  CHECK(got_message);
+}
