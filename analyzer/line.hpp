@@ -29,6 +29,9 @@ struct Region {
   std::vector<Line> lines;
   // Indexes into `lines` of the lines on which the scanner found an anchor.
   std::vector<std::size_t> anchors;
+  // For each anchor line, a bit per scanner literal found on it (literal
+  // index < 32); empty when the region was built by hand (tests).
+  std::vector<std::uint32_t> anchor_literals;
 };
 
 }  // namespace oomlens::analyzer

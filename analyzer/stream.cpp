@@ -134,7 +134,10 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
   std::uint64_t le = line_end(offset, false);
   if (open_) {
     if (le - open_->start <= limits_.max_region_bytes) {
-      if (open_->anchors.empty() || open_->anchors.back() != offset) open_->anchors.push_back(offset);
+      if (open_->anchors.empty() || open_->anchors.back() != offset) {
+        open_->anchors.push_back(offset);
+        open_->literals.push_back(literal);
+      }
       open_->last_anchor_end = std::max(open_->last_anchor_end, le);
       return;
     }
@@ -169,6 +172,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
   open_ = std::make_unique<OpenRegion>();
   open_->start = start;
   open_->anchors.push_back(offset);
+  open_->literals.push_back(literal);
   open_->last_anchor_end = le;
 }
 
@@ -209,13 +213,21 @@ void LogStream::emit_region(std::uint64_t end) {
     LinePrefix prefix = read_prefix(clean);
     Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms};
     bool anchored = false;
+    std::uint32_t mask = 0;
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {
-      if (anchors[next_anchor] >= a) anchored = true;
+      if (anchors[next_anchor] >= a) {
+        anchored = true;
+        std::uint32_t literal = region_bytes.literals[next_anchor];
+        mask |= literal < 32 ? std::uint32_t{1} << literal : 0;
+      }
       ++next_anchor;
     }
     if (line.text.empty() && !anchored) return;
     region.lines.push_back(std::move(line));
-    if (anchored) region.anchors.push_back(region.lines.size() - 1);
+    if (anchored) {
+      region.anchors.push_back(region.lines.size() - 1);
+      region.anchor_literals.push_back(mask);
+    }
   };
   // A raw line splits into one Line per '\r' redraw segment.
   auto add_piece = [&](std::uint64_t line_start, std::uint64_t a, std::uint64_t b) {

@@ -93,6 +93,7 @@ class LogStream {
     std::uint64_t start = 0;          // first byte (a line start, or a cut in a huge line)
     std::uint64_t last_anchor_end = 0;  // end of the last anchor's line
     std::vector<std::uint64_t> anchors;
+    std::vector<std::uint32_t> literals;  // the scanner literal of each anchor
   };
   std::unique_ptr<OpenRegion> open_;
   std::uint64_t emitted_until_ = 0;  // regions never overlap: the next starts at or after this
