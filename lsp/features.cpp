@@ -22,8 +22,12 @@ void Server::pull_diagnostics(const PendingPtr& p, const json& params) {
     reply(p, {{"kind", "full"}, {"items", json::array()}});
     return;
   }
-  with_analysis(p, uri, [this, p, previous](const DocumentAnalysis& a) {
-    std::string result_id = fmt::format("{}", a.doc->version);
+  with_analysis(p, uri, [this, p, previous, uri](const DocumentAnalysis& a) {
+    // Version and analysis serial: after a settings change the same version
+    // has other diagnostics (fix titles in data), and a resultId of the
+    // version alone would have answered "unchanged" to the client's old id.
+    // The callback runs while the slot holds exactly this analysis.
+    std::string result_id = fmt::format("{}.{}", a.doc->version, analyses_.at(uri).serial);
     if (!previous.empty() && previous == result_id)
       reply(p, {{"kind", "unchanged"}, {"resultId", result_id}});
     else

@@ -160,6 +160,16 @@ void Server::shutdown(const PendingPtr& p, const json&) {
   phase_ = Phase::shut_down;
   for (auto& [uri, slot] : analyses_)
     if (slot.cancel) slot.cancel->store(true);
+  // The cancelled analyses will never run their waiting requests (nor will a
+  // background diagnoseText be wanted): answer everything still owed now,
+  // before the shutdown reply, so every request is answered exactly once.
+  auto owed = pending_;  // reply_error erases from pending_
+  for (auto& [key, other] : owed) {
+    if (other == p) continue;
+    other->cancelled->store(true);
+    reply_error(other, RequestFailed, "the server is shutting down");
+  }
+  for (auto& [uri, slot] : analyses_) slot.waiting.clear();
   reply(p, nullptr);
 }
 

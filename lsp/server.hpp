@@ -116,12 +116,17 @@ class Server {
 
   struct AnalysisSlot {
     std::int64_t version = 0;
+    // Which scheduling this slot waits for: a settings change re-analyses the
+    // same version, so the version alone cannot tell two results apart (it
+    // names the pull resultId, see features.cpp).
+    std::uint64_t serial = 0;
     std::shared_ptr<const DocumentAnalysis> ready;  // null while analysing
     std::shared_ptr<std::atomic<bool>> cancel;
     std::vector<std::pair<PendingPtr, std::function<void(const DocumentAnalysis&)>>> waiting;
   };
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;
   std::int64_t progress_tokens_ = 0;
+  std::uint64_t analysis_serial_ = 0;
 };
 
 // Runs the server on standard input and output until "exit" or the end of

@@ -79,6 +79,7 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
   slot.waiting.clear();
   slot.version = doc->version;
+  slot.serial = ++analysis_serial_;
   slot.ready.reset();
   slot.cancel = std::make_shared<std::atomic<bool>>(false);
 
@@ -115,11 +116,16 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   };
   io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state] {
     auto analysis = analyze_document(doc, settings, encoding, *cancel, progress);
-    io_.run_on_protocol([this, analysis, progress_state] {
+    io_.run_on_protocol([this, analysis, progress_state, cancel] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
         progress_state->ended = true;  // no report may follow the end
       }
+      // Superseded, closed or shut down after its last cancellation check:
+      // drop it. The version check in on_analysis_done is not enough, since a
+      // settings change re-analyses the same version and the old-settings
+      // result could otherwise be taken for the new one.
+      if (cancel->load()) return;
       on_analysis_done(analysis);
     });
   });

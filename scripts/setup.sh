@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   nlohmann-json3-dev libboost-dev libre2-dev libfmt-dev catch2
   ripgrep hyperfine time python3
+  neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
 )
 
 missing=()

@@ -1,0 +1,1276 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `oomlens lsp`: the real binary, JSON-RPC over pipes.
+
+    run_tests.py BINARY FIXTURES_DIR [NAME_SUBSTRING...]
+
+Each test case is a function; each starts its own server process(es). After
+every case the runner checks, for every server the case started, that each
+request was answered exactly once, that the server's output was well-framed
+JSON, and that it did not die from a signal. The closing line is
+`lsp e2e: N passed, M failed`; the exit status is non-zero on any failure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lsp_client import LspServer, LspTestError, client_capabilities, encode, frame  # noqa: E402
+
+CASE_TIMEOUT_S = 40  # a case that takes longer has hung: fail it, go on
+
+# LSP error codes
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+SERVER_NOT_INITIALIZED, REQUEST_CANCELLED, CONTENT_MODIFIED, REQUEST_FAILED = -32002, -32800, -32801, -32803
+
+# Text that is slow to analyse (every line mentions memory, so each goes
+# through the parsers): ~0.5 s for 2 MB here, where plain lines go at GB/s.
+# The cancellation tests do not depend on it: they write a document and the
+# requests/cancels/changes about it in one write(), and the server's reader
+# queues those small messages while the protocol thread is still parsing the
+# document's JSON, so they are handled before its analysis can report back.
+# The progress test does need it: reports start only once the client has
+# answered window/workDoneProgress/create.
+SLOW_LINE = "memory usage: 45% (allocated 40.2 GiB, reserved 42 GiB) num_ooms=0 CUDA OOMs: 0\n"
+CLEAN_LINE = "step 1234 | loss 2.3456 | lr 1.0e-4 | tokens/s 12345.6\n"
+
+
+def slow_text(megabytes: float) -> str:
+    return SLOW_LINE * int(megabytes * 1e6 / len(SLOW_LINE))
+
+
+# ---------------------------------------------------------------------------
+# the runner
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+class Ctx:
+    def __init__(self, binary: str, fixtures: str):
+        self.binary = binary
+        self.fixtures = fixtures
+        self.servers: list[LspServer] = []
+
+    def server(self, args: tuple = ("lsp",), name: str = "server") -> LspServer:
+        s = LspServer(self.binary, args, name=name)
+        s.check_answers = True  # type: ignore[attr-defined]
+        self.servers.append(s)
+        return s
+
+    def started(self, capabilities: dict | None = None, options=None, **caps) -> LspServer:
+        """A server past initialize/initialized."""
+        s = self.server()
+        s.initialize(capabilities if capabilities is not None else client_capabilities(**caps), options)
+        return s
+
+    def log_path(self, name: str) -> str:
+        return os.path.join(self.fixtures, "logs", name)
+
+    def log(self, name: str) -> tuple[str, str]:
+        """(uri, text) of a fixture log as an editor holds it: decoded as UTF-8
+        (invalid bytes replaced), line ends kept."""
+        path = os.path.abspath(self.log_path(name))
+        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+            return "file://" + path, f.read()
+
+    def oom_line(self) -> str:
+        """The fragmentation OOM line of pytorch26_fragmentation.log, without its newline."""
+        _, text = self.log("pytorch26_fragmentation.log")
+        return text.split("\n")[30]
+
+    def teardown(self) -> list[str]:
+        problems = []
+        for s in self.servers:
+            alive = s.proc.poll() is None
+            if alive and s.check_answers:  # type: ignore[attr-defined]
+                try:  # give answers still in flight a moment
+                    s.wait_for(lambda: not s.answered_once_problems(), 3.0, "every request to be answered")
+                except LspTestError:
+                    pass
+            if s.check_answers:  # type: ignore[attr-defined]
+                problems += [f"{s.name}: {p}" for p in s.answered_once_problems()]
+            problems += [f"{s.name}: bad output: {p}" for p in s.protocol_errors]
+            if not alive and s.proc.returncode is not None and s.proc.returncode < 0:
+                problems.append(f"{s.name}: died from signal {-s.proc.returncode}")
+            s.kill()
+        return problems
+
+
+class CaseTimeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame_):  # noqa: ARG001
+    raise CaseTimeout(f"the case took longer than {CASE_TIMEOUT_S}s")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    binary, fixtures, filters = os.path.abspath(argv[1]), argv[2], argv[3:]
+    signal.signal(signal.SIGALRM, _on_alarm)
+    passed = failed = 0
+    start = time.monotonic()
+    for fn in CASES:
+        if filters and not any(f in fn.__name__ for f in filters):
+            continue
+        ctx = Ctx(binary, fixtures)
+        t0 = time.monotonic()
+        error = None
+        signal.alarm(CASE_TIMEOUT_S)
+        try:
+            fn(ctx)
+        except Exception:  # noqa: BLE001
+            error = traceback.format_exc(limit=6)
+        finally:
+            signal.alarm(0)
+        problems = ctx.teardown()
+        if error is None and problems:
+            error = "after the case: " + "; ".join(problems)
+        took = time.monotonic() - t0
+        if error is None:
+            passed += 1
+            print(f"ok    {fn.__name__} ({took:.2f}s)", flush=True)
+        else:
+            failed += 1
+            print(f"FAIL  {fn.__name__} ({took:.2f}s)\n" + _indent(error), flush=True)
+            for s in ctx.servers:
+                tail = s.stderr.strip().splitlines()[-8:]
+                if tail:
+                    print(_indent(f"{s.name} stderr (last lines):\n" + "\n".join(tail)), flush=True)
+    print(f"({time.monotonic() - start:.1f}s)")
+    print(f"lsp e2e: {passed} passed, {failed} failed")
+    return 1 if failed or passed == 0 else 0
+
+
+def _indent(text: str) -> str:
+    return "\n".join("      " + line for line in text.rstrip().splitlines())
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+def check(condition, message: str = "check failed") -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def eq(actual, expected, what: str = "value") -> None:
+    if actual != expected:
+        raise AssertionError(f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def open_doc(s: LspServer, uri: str, text: str, version: int = 1, language: str = "log") -> None:
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": version,
+                                                       "text": text}})
+
+
+def did_open_bytes(uri: str, text: str, version: int = 1, language: str = "log") -> bytes:
+    return LspServer.notification_bytes("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": language, "version": version, "text": text}})
+
+
+def change(s: LspServer, uri: str, version: int, changes: list) -> None:
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                        "contentChanges": changes})
+
+
+def pushed(s: LspServer, uri: str, after: int = 0, version: int | None = None, timeout: float = 10) -> list:
+    """The diagnostics of the next publishDiagnostics for uri (and version)."""
+    params = s.wait_notification(
+        "textDocument/publishDiagnostics",
+        lambda p: p["uri"] == uri and (version is None or p.get("version") == version), after, timeout)
+    return params["diagnostics"]
+
+
+def pull(s: LspServer, uri: str, previous: str | None = None) -> dict:
+    params: dict = {"textDocument": {"uri": uri}}
+    if previous is not None:
+        params["previousResultId"] = previous
+    return s.call_ok("textDocument/diagnostic", params)
+
+
+def rng(l1: int, c1: int, l2: int, c2: int) -> dict:
+    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+
+
+def code_actions(s: LspServer, uri: str, diag: dict, only: list | None = None, send_diag: bool = True):
+    context: dict = {"diagnostics": [diag] if send_diag else []}
+    if only is not None:
+        context["only"] = only
+    return s.call_ok("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": diag["range"],
+                                                 "context": context})
+
+
+def lsp_line_of(text: str, newline_line: int) -> int:
+    """The LSP line (0-based; \\n, \\r\\n and bare \\r end lines) where the
+    1-based '\\n'-counted line starts."""
+    start = 0
+    for _ in range(newline_line - 1):
+        start = text.index("\n", start) + 1
+    return len(re.findall(r"\r\n|\r|\n", text[:start]))
+
+
+def expect_still_serving(s: LspServer) -> None:
+    """A valid request after bad input is still answered: an unknown method,
+    harmless in every state, whose -32601 proves the server reads on."""
+    err = s.call_error("oomlens/ping-after-bad-input", {})
+    eq(err["code"], METHOD_NOT_FOUND, "error code of the request after the bad input")
+
+
+# ---------------------------------------------------------------------------
+# lifecycle
+
+@case
+def lifecycle_requests_before_initialize_get_32002(ctx: Ctx):
+    s = ctx.server()
+    for method, params in [("textDocument/hover", {"textDocument": {"uri": "file:///a.log"},
+                                                    "position": {"line": 0, "character": 0}}),
+                           ("shutdown", None), ("workspace/executeCommand", {"command": "oomlens.explain",
+                                                                             "arguments": ["OOM101"]})]:
+        err = s.call_error(method, params)
+        eq(err["code"], SERVER_NOT_INITIALIZED, f"{method} before initialize")
+    # The session is not spoiled: initialize still works.
+    result = s.initialize()
+    check("capabilities" in result, "initialize answered after early requests")
+    eq(s.shutdown_and_exit(), 0, "exit status")
+
+
+@case
+def lifecycle_notifications_before_initialize_are_ignored(ctx: Ctx):
+    s = ctx.server()
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)  # dropped: the server is not initialized
+    s.notify("oomlens/somethingUnknown", {})
+    s.notify("$/cancelRequest", {"id": 7})
+    s.initialize(client_capabilities(pull=False))
+    s.settle(0.3)
+    eq(s.notifications("textDocument/publishDiagnostics"), [], "diagnostics for a document opened too early")
+    # Nothing at all went out before the initialize reply (only log/showMessage/progress may).
+    first = s.messages[0]
+    check("result" in first and isinstance(first["result"], dict) and "capabilities" in first["result"],
+          f"first message from the server should be the initialize reply, got {first}")
+    # The document was never opened: requests about it are refused, not answered from stale state.
+    err = s.call_error("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 30, "character": 0}})
+    eq(err["code"], INVALID_PARAMS, "hover on a document opened before initialize")
+
+
+@case
+def lifecycle_shutdown_answers_requests_still_waiting(ctx: Ctx):
+    """Requests sent before shutdown that wait for an analysis still get one answer."""
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/shutdown.log"
+    hover_id, hover = s.request_bytes("textDocument/hover", {"textDocument": {"uri": uri},
+                                                             "position": {"line": 0, "character": 0}})
+    pull_id, pull_req = s.request_bytes("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    shutdown_id, shutdown = s.request_bytes("shutdown")
+    s.send_raw(did_open_bytes(uri, slow_text(2.0) + ctx.oom_line()) + hover + pull_req + shutdown)
+    eq(s.wait_response(shutdown_id).get("result", "missing"), None, "shutdown result")
+    for rid in (hover_id, pull_id):
+        reply = s.wait_response(rid, timeout=5)
+        check("result" in reply or reply["error"]["code"] == REQUEST_FAILED, f"the answer to {rid}: {reply}")
+    s.notify("exit")
+    eq(s.wait_exit(), 0, "exit status")
+
+
+@case
+def lifecycle_initialize_twice_is_an_error(ctx: Ctx):
+    s = ctx.started()
+    err = s.call_error("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    eq(err["code"], INVALID_REQUEST, "second initialize")
+    # The first session's state is intact: utf-16 still, documents still served.
+    uri, text = ctx.log("pytorch25_capacity.log")
+    m = s.mark()
+    open_doc(s, uri, text)
+    eq([d["code"] for d in pushed(s, uri, m)], ["OOM102"], "diagnostics after the refused second initialize")
+
+
+@case
+def lifecycle_shutdown_then_exit_exits_0(ctx: Ctx):
+    s = ctx.started()
+    eq(s.shutdown_and_exit(), 0, "exit status after shutdown + exit")
+
+
+@case
+def lifecycle_exit_without_shutdown_exits_1(ctx: Ctx):
+    s = ctx.started()
+    s.notify("exit")
+    eq(s.wait_exit(), 1, "exit status after exit without shutdown")
+    # Also before initialize: exit is the one notification that counts.
+    s2 = ctx.server(name="uninitialized")
+    s2.notify("exit")
+    eq(s2.wait_exit(), 1, "exit status after exit before initialize")
+
+
+@case
+def lifecycle_eof_on_stdin_ends_the_server(ctx: Ctx):
+    s = ctx.started()
+    s.close_stdin()
+    eq(s.wait_exit(), 1, "exit status at end of input without shutdown")
+    s2 = ctx.started()
+    s2.name = "after-shutdown"
+    check(s2.call("shutdown")["result"] is None, "shutdown result")
+    s2.close_stdin()
+    eq(s2.wait_exit(), 0, "exit status at end of input after shutdown")
+    s3 = ctx.server(name="never-initialized")
+    s3.close_stdin()
+    eq(s3.wait_exit(), 1, "exit status at end of input before initialize")
+
+
+@case
+def lifecycle_requests_after_shutdown_are_errors(ctx: Ctx):
+    s = ctx.started()
+    uri, text = ctx.log("pytorch25_capacity.log")
+    open_doc(s, uri, text)
+    check(s.call("shutdown")["result"] is None, "shutdown answers null")
+    for method, params in [("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 20, "character": 0}}),
+                           ("shutdown", None),
+                           ("workspace/executeCommand", {"command": "oomlens.explain", "arguments": ["OOM101"]})]:
+        eq(s.call_error(method, params)["code"], INVALID_REQUEST, f"{method} after shutdown")
+    s.notify("exit")
+    eq(s.wait_exit(), 0, "exit status")
+
+
+@case
+def initialize_negotiates_position_encoding_and_names_itself(ctx: Ctx):
+    version = subprocess.run([ctx.binary, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    for offered, expected in [(["utf-8", "utf-16"], "utf-8"), (["utf-16", "utf-8"], "utf-8"), (["utf-16"], "utf-16"),
+                              (["utf-32"], "utf-16"), (None, "utf-16")]:
+        caps = client_capabilities()
+        if offered is None:
+            del caps["general"]
+        else:
+            caps["general"]["positionEncodings"] = offered
+        s = ctx.server(name=f"offered {offered}")
+        result = s.initialize(caps)
+        eq(result["capabilities"].get("positionEncoding"), expected, f"positionEncoding when {offered} is offered")
+        eq(result.get("serverInfo"), {"name": "oomlens", "version": version}, "serverInfo")
+        eq(s.shutdown_and_exit(), 0, "exit status")
+    # `oomlens --stdio` starts the same server.
+    s = ctx.server(("--stdio",), name="--stdio")
+    eq(s.initialize()["serverInfo"]["name"], "oomlens", "serverInfo via --stdio")
+    eq(s.shutdown_and_exit(), 0, "exit status")
+
+
+@case
+def initialize_advertises_what_the_client_can_use(ctx: Ctx):
+    push = ctx.started(pull=False, literals=False).messages[0]["result"]["capabilities"]
+    check("diagnosticProvider" not in push, "no diagnosticProvider for a push-only client")
+    eq(push["codeActionProvider"], True, "codeActionProvider without codeActionLiteralSupport")
+    eq(push["textDocumentSync"]["change"], 2, "incremental sync")
+    check(push["textDocumentSync"]["openClose"], "openClose")
+    commands = push["executeCommandProvider"]["commands"]
+    check({"oomlens.diagnoseText", "oomlens.explain"} <= set(commands), f"commands: {commands}")
+    check(all(c.startswith("oomlens.") for c in commands), "commands carry the oomlens. prefix")
+    pull_caps = ctx.started(pull=True, resolve_properties=["command"]).messages[0]["result"]["capabilities"]
+    eq(pull_caps["diagnosticProvider"], {"identifier": "oomlens", "interFileDependencies": False,
+                                         "workspaceDiagnostics": False}, "diagnosticProvider")
+    action_caps = pull_caps["codeActionProvider"]
+    check(action_caps.get("resolveProvider") is True, "resolveProvider when the client resolves")
+    check({"quickfix", "source.oomlens.explain"} <= set(action_caps["codeActionKinds"]), f"kinds: {action_caps}")
+
+
+# ---------------------------------------------------------------------------
+# diagnostics for each class
+
+CLASS_CASES = [
+    # fixture, code, class, '\n'-counted OOM line, user frame file, frame line (1-based), a number in the message
+    ("pytorch26_fragmentation.log", "OOM101", "fragmentation", 31, "/home/kai/seg3d/models/blocks.py", 88, "30.14 GiB"),
+    ("pytorch25_capacity.log", "OOM102", "capacity", 21, "/home/lena/dpo/dpo.py", 241, "1.37 GiB"),
+    ("pytorch22_era_e_external_process.log", "OOM103", "external", 29, "/home/farid/exp/contrastive/train.py", 64,
+     "40.00 GiB"),
+    ("pytorch26_era_h_allowed_limit.log", "OOM104", "limit", 37, "/home/ivan/vision/models/mae.py", 198, "31.66 GiB"),
+    ("pytorch23_truncated_gpu0.log", "OOM105", "unquantified", 15, "/home/gina/whisper-ft/finetune.py", 109,
+     "448.00 MiB"),
+]
+
+
+def check_oom_diagnostic(d: dict, text: str, fixture: str, code: str, cls: str, line: int, frame_file: str,
+                         frame_line: int, number: str) -> None:
+    where = f"{fixture}: "
+    eq(d["code"], code, where + "code")
+    eq(d["codeDescription"]["href"].rsplit("/", 1)[-1], f"{code}.md", where + "codeDescription.href")
+    check(d["codeDescription"]["href"].startswith("https://"), where + "href is a web link")
+    eq(d["severity"], 1, where + "severity of an OOM")
+    eq(d["source"], "oomlens", where + "source")
+    check(number in d["message"], where + f"message carries {number}: {d['message']}")
+    oom_line = lsp_line_of(text, line)
+    eq(d["range"]["start"], {"line": oom_line, "character": 0}, where + "range start")
+    eq(d["range"]["end"]["line"], oom_line, where + "range end line")
+    line_text = re.split(r"\r\n|\r|\n", text)[oom_line]
+    eq(d["range"]["end"]["character"], len(line_text.encode("utf-16-le")) // 2, where + "range end (whole line)")
+    related = d.get("relatedInformation") or []
+    frame = [r for r in related if r["location"]["uri"] == "file://" + frame_file]
+    check(frame, where + f"relatedInformation names the user frame {frame_file}: {related}")
+    eq(frame[0]["location"]["range"]["start"]["line"], frame_line - 1, where + "frame line (0-based)")
+    check(frame[0]["message"], where + "related message")
+    data = d["data"]
+    eq(data["class"], cls, where + "data.class")
+    eq(data["oomlens"], "incident:0", where + "data.oomlens")
+    eq(data["version"], 1, where + "data.version")
+    check(isinstance(data["fixes"], list) and data["fixes"], where + "data.fixes")
+    check(all(f["safety"] in ("safe", "unsafe", "display-only") for f in data["fixes"]), where + "fix safety")
+    check(data["verify"], where + "data.verify")
+
+
+@case
+def diagnostics_for_each_class(ctx: Ctx):
+    s = ctx.started(pull=False)
+    for fixture, code, cls, line, frame_file, frame_line, number in CLASS_CASES:
+        uri, text = ctx.log(fixture)
+        m = s.mark()
+        open_doc(s, uri, text)
+        diags = pushed(s, uri, m, version=1)
+        ooms = [d for d in diags if d["code"].startswith("OOM1")]
+        eq(len(ooms), 1, f"{fixture}: OOM diagnostics")
+        check_oom_diagnostic(ooms[0], text, fixture, code, cls, line, frame_file, frame_line, number)
+
+
+@case
+def diagnostics_multi_rank_relate_the_other_ranks(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("torchrun_4ranks_rank2_first.log")
+    open_doc(s, uri, text)
+    result = pull(s, uri)
+    ooms = [d for d in result["items"] if d["code"].startswith("OOM1")]
+    eq(len(ooms), 1, "one incident for the four ranks")
+    d = ooms[0]
+    check_oom_diagnostic(d, text, "torchrun", "OOM102", "capacity", 36, "/home/alice/proj/model.py", 344, "7.83 GiB")
+    check("rank 2" in d["message"], f"the message names the first failing rank: {d['message']}")
+    in_log = {r["location"]["range"]["start"]["line"] + 1: r["message"] for r in d["relatedInformation"]
+              if r["location"]["uri"] == uri}
+    # '\n'-counted lines of fixtures/README.md = LSP line + 1 (the file has no bare \r)
+    check("rank 0" in in_log.get(62, ""), f"rank 0's echo (line 62) is related: {in_log}")
+    check(143 in in_log, f"the repeat in the ChildFailedError summary (line 143) is related: {in_log}")
+    for line, rank in [(63, 1), (67, 1), (77, 3), (81, 3)]:
+        check(f"rank {rank}" in in_log.get(line, ""), f"rank {rank}'s NCCL timeout (line {line}) is related: {in_log}")
+    check(108 in in_log, f"the ChildFailedError (line 108) is related: {in_log}")
+    for r in d["relatedInformation"]:
+        loc = r["location"]["range"]
+        check(loc["start"]["line"] <= loc["end"]["line"], "related ranges are ordered")
+
+
+@case
+def diagnostics_lookalikes_and_clean_logs(ctx: Ctx):
+    s = ctx.started(pull=False)
+    uri, text = ctx.log("lookalike_host_oom_killer.log")
+    m = s.mark()
+    open_doc(s, uri, text)
+    diags = pushed(s, uri, m)
+    check(diags, "the host OOM killer is reported")
+    check(all(not d["code"].startswith("OOM1") for d in diags), f"no GPU OOM in a host OOM log: {diags}")
+    check(all(d["severity"] in (2, 3, 4) for d in diags), "look-alikes are not errors")
+    check(all(d["code"] == "OOM202" for d in diags), f"codes: {[d['code'] for d in diags]}")
+    # A clean run still gets a publish: an explicit empty array.
+    uri, text = ctx.log("clean_training_run.log")
+    m = s.mark()
+    open_doc(s, uri, text)
+    eq(pushed(s, uri, m), [], "diagnostics of a clean run")
+    # Pre-OOM warnings are their own findings beside the incident.
+    uri, text = ctx.log("deepspeed_cache_flush_warnings.log")
+    m = s.mark()
+    open_doc(s, uri, text)
+    codes = sorted((d["code"], d["range"]["start"]["line"] + 1) for d in pushed(s, uri, m))
+    eq(codes, [("OOM101", 33), ("OOM201", 9), ("OOM201", 11), ("OOM201", 12)], "incident and cache-flush warnings")
+
+
+@case
+def diagnostics_use_lsp_line_ends(ctx: Ctx):
+    """Bare \\r (progress bars) ends an LSP line; CRLF is one line end."""
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("tqdm_carriage_return.log")
+    open_doc(s, uri, text)
+    d = [d for d in pull(s, uri)["items"] if d["code"].startswith("OOM1")][0]
+    expected = lsp_line_of(text, 33)
+    check(expected > 40, f"the fixture has bare \\r redraws before the OOM ({expected})")
+    eq(d["range"]["start"]["line"], expected, "LSP line of the OOM after bare \\r redraws")
+    uri, text = ctx.log("windows_crlf.log")
+    open_doc(s, uri, text)
+    d = [d for d in pull(s, uri)["items"] if d["code"].startswith("OOM1")][0]
+    eq(d["range"]["start"]["line"], 27, "LSP line of the OOM in a CRLF log")
+    crlf_line = text.split("\r\n")[27]
+    eq(d["range"]["end"]["character"], len(crlf_line.encode("utf-16-le")) // 2, "range end stops before \\r\\n")
+
+
+@case
+def diagnostics_by_document_kind(ctx: Ctx):
+    """Logs by languageId or extension (untitled buffers included); other documents get none."""
+    s = ctx.started(pull=True)
+    oom = ctx.oom_line() + "\n"
+    for uri, language, codes in [
+        ("untitled:Untitled-1", "plaintext", ["OOM101"]),  # a pasted traceback
+        ("file:///runs/job-4242.out", "", ["OOM101"]),
+        ("file:///runs/job-4242.err", "unknown", ["OOM101"]),
+        ("file:///runs/notes.txt", "", ["OOM101"]),
+        ("file:///runs/output", "log", ["OOM101"]),
+        ("file:///src/main.cpp", "cpp", []),
+        ("file:///src/train.py", "python", []),  # source rules come with their own issue
+    ]:
+        open_doc(s, uri, oom, language=language)
+        eq([d["code"] for d in pull(s, uri)["items"]], codes, f"diagnostics of {uri} ({language!r})")
+
+
+# ---------------------------------------------------------------------------
+# push and pull
+
+@case
+def push_mode_publishes_and_clears_on_close(ctx: Ctx):
+    s = ctx.started(pull=False)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    m = s.mark()
+    open_doc(s, uri, text, version=7)
+    params = s.wait_notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri, m)
+    eq(params.get("version"), 7, "published version")
+    eq([d["code"] for d in params["diagnostics"]], ["OOM101"], "published codes")
+    m = s.mark()
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    eq(pushed(s, uri, m), [], "diagnostics after close")
+    # The pull request is not offered; a pull client would have to ask.
+    s.settle(0.2)
+    eq(len(s.notifications("textDocument/publishDiagnostics")), 2, "publishes in the session (open, close)")
+
+
+@case
+def pull_mode_never_pushes(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    first = pull(s, uri)
+    eq(first["kind"], "full", "first pull")
+    eq([d["code"] for d in first["items"]], ["OOM101"], "pulled codes")
+    check(isinstance(first.get("resultId"), str) and first["resultId"], "resultId")
+    second = pull(s, uri, previous=first["resultId"])
+    eq(second, {"kind": "unchanged", "resultId": first["resultId"]}, "pull with the current previousResultId")
+    # An edit makes the old result id stale.
+    change(s, uri, 2, [{"text": text + "\nlater line\n"}])
+    third = pull(s, uri, previous=first["resultId"])
+    eq(third["kind"], "full", "pull after a change")
+    check(third["resultId"] != first["resultId"], "a new resultId after a change")
+    eq([d["code"] for d in third["items"]], ["OOM101"], "codes after the change")
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    closed = pull(s, uri)
+    eq(closed.get("items"), [], "pull of a closed document")
+    s.settle(0.3)
+    eq(s.notifications("textDocument/publishDiagnostics"), [], "publishDiagnostics to a pull client")
+
+
+# ---------------------------------------------------------------------------
+# text sync
+
+@case
+def incremental_sync_makes_diagnostics_follow_edits(ctx: Ctx):
+    s = ctx.started(pull=False)
+    uri = "file:///tmp/oomlens-e2e/incremental.log"
+    clean = "".join(f"step {i} loss 0.{i}\n" for i in range(10))
+    m = s.mark()
+    open_doc(s, uri, clean)
+    eq(pushed(s, uri, m, version=1), [], "diagnostics of the clean text")
+    oom = ctx.oom_line()
+    # Insert the OOM line before line 4.
+    m = s.mark()
+    change(s, uri, 2, [{"range": rng(4, 0, 4, 0), "text": oom + "\n"}])
+    diags = pushed(s, uri, m, version=2)
+    eq([(d["code"], d["range"]["start"]["line"]) for d in diags], [("OOM101", 4)], "diagnostic where the line went in")
+    # Two changes in one notification, each against the text the previous left:
+    # three lines in front, then remove the first line -> the OOM moves to line 6.
+    m = s.mark()
+    change(s, uri, 3, [{"range": rng(0, 0, 0, 0), "text": "a\nb\nc\n"}, {"range": rng(0, 0, 1, 0), "text": ""}])
+    diags = pushed(s, uri, m, version=3)
+    eq([(d["code"], d["range"]["start"]["line"]) for d in diags], [("OOM101", 6)], "diagnostic after two changes")
+    # Delete the OOM line: the diagnostic goes away.
+    m = s.mark()
+    change(s, uri, 4, [{"range": rng(6, 0, 7, 0), "text": ""}])
+    eq(pushed(s, uri, m, version=4), [], "diagnostics after the OOM line was deleted")
+    # Edit inside the OOM message so it no longer parses, then back.
+    m = s.mark()
+    change(s, uri, 5, [{"range": rng(2, 0, 2, 0), "text": oom + "\n"}])
+    eq(len(pushed(s, uri, m, version=5)), 1, "the OOM is back")
+    at = oom.index("out of memory")
+    m = s.mark()
+    change(s, uri, 6, [{"range": rng(2, at, 2, at + len("out of memory")), "text": "out of patience"}])
+    eq(pushed(s, uri, m, version=6), [], "a broken message is no OOM")
+
+
+@case
+def full_sync_makes_diagnostics_follow_edits(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/full.log"
+    open_doc(s, uri, "nothing yet\n")
+    eq(pull(s, uri)["items"], [], "no diagnostics at first")
+    _, capacity = ctx.log("pytorch25_capacity.log")
+    change(s, uri, 2, [{"text": capacity}])
+    eq([d["code"] for d in pull(s, uri)["items"]], ["OOM102"], "after the full replacement")
+    _, frag = ctx.log("pytorch26_fragmentation.log")
+    change(s, uri, 3, [{"text": "x\n"}, {"text": frag}])  # the last full change wins
+    eq([d["code"] for d in pull(s, uri)["items"]], ["OOM101"], "after two full replacements")
+    change(s, uri, 4, [{"text": ""}])
+    eq(pull(s, uri)["items"], [], "after emptying the document")
+
+
+@case
+def rejected_changes_leave_the_document_alone(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    before = pull(s, uri)
+    m = s.mark()
+    change(s, uri, 2, [{"range": rng(5000, 0, 5000, 1), "text": "x"}])  # past the end
+    msg = s.wait_notification("window/logMessage", lambda p: p["type"] == 1, m)
+    check(uri in msg["message"], f"the rejection names the document: {msg}")
+    change(s, uri, 1, [{"text": ""}])  # a version that is not newer
+    again = pull(s, uri, previous=before["resultId"])
+    eq(again["kind"], "unchanged", "the document is unchanged after rejected edits")
+
+
+# ---------------------------------------------------------------------------
+# hover
+
+@case
+def hover_markdown_on_an_oom_line(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    d = pull(s, uri)["items"][0]
+    hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 30, "character": 40}})
+    eq(hover["contents"]["kind"], "markdown", "hover kind")
+    value = hover["contents"]["value"]
+    check(value.startswith("### OOM101"), f"hover starts with the rule: {value[:80]}")
+    bar = re.search(r"^\[([█▓▒·░ ]+)\]$", value, re.M)
+    check(bar and len(bar.group(1)) == 40, f"a 40-cell memory bar: {value[:600]}")
+    check("reserved-unallocated 30.14 GiB" in value, "the legend names the numbers")
+    check(f"```sh\n{d['data']['verify']}\n```" in value, "the verification command in a sh block")
+    check("expandable_segments:True" in value and "**Fixes**" in value, "the fixes")
+    check("/home/kai/seg3d/models/blocks.py:88" in value, "the user frame")
+    # Off the OOM line: nothing.
+    eq(s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 0}}),
+       None, "hover on an ordinary line")
+    # Past the end of the document: nothing, not an error.
+    eq(s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 900, "character": 3}}),
+       None, "hover past the end")
+
+
+@case
+def hover_plaintext_for_clients_without_markdown(ctx: Ctx):
+    s = ctx.started(pull=True, markdown=False)
+    uri, text = ctx.log("pytorch25_capacity.log")
+    open_doc(s, uri, text)
+    hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 20, "character": 0}})
+    eq(hover["contents"]["kind"], "plaintext", "hover kind without markdown support")
+    check("OOM102" in hover["contents"]["value"] and "python" in hover["contents"]["value"],
+          "plaintext hover still carries the rule and the verification command")
+
+
+# ---------------------------------------------------------------------------
+# code actions
+
+FRAG_TITLES = [
+    "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True for train.py",
+    "Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512 for train.py",
+    "Record a memory snapshot in train.py",
+    "Run the verification command",
+    "Copy the verification command",
+]
+
+
+@case
+def code_actions_quickfixes_and_preferred_only_when_safe(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    d = pull(s, uri)["items"][0]
+    actions = code_actions(s, uri, d)
+    eq([a["title"] for a in actions], FRAG_TITLES, "quick fix titles")
+    check(all(a["kind"] == "quickfix" for a in actions), "all quick fixes")
+    eq([a["title"] for a in actions if a.get("isPreferred")], [FRAG_TITLES[0]],
+       "isPreferred only on the safe fix (expandable_segments)")
+    safety = {f["env"]["value"]: f["safety"] for f in d["data"]["fixes"] if f["kind"] == "env"}
+    eq(safety, {"expandable_segments:True": "safe", "max_split_size_mb:512": "unsafe"}, "fix safety in data")
+    for a in actions:
+        eq([x["code"] for x in a["diagnostics"]], ["OOM101"], f"diagnostics of '{a['title']}'")
+        check(a["command"]["command"].startswith("oomlens."), "commands are the server's")
+    # Without the diagnostics in the context, the range alone finds them.
+    by_range = code_actions(s, uri, d, send_diag=False)
+    eq([a["title"] for a in by_range], FRAG_TITLES, "actions found by range")
+    # A range on an ordinary line has none.
+    none = s.call_ok("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng(2, 0, 2, 3),
+                                                 "context": {"diagnostics": []}})
+    eq(none, [], "actions away from the OOM")
+    # The command of an action runs: the verification command comes back.
+    run = [a for a in actions if a["title"] == "Run the verification command"][0]["command"]
+    m = s.mark()
+    result = s.call_ok("workspace/executeCommand", {"command": run["command"], "arguments": run["arguments"]})
+    eq(result, {"command": d["data"]["verify"]}, "runVerification result")
+    shown = s.wait_notification("window/showMessage", after=m)
+    check(d["data"]["verify"] in shown["message"], "the command is shown to the user")
+
+
+@case
+def code_actions_honour_only_hierarchically(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    d = pull(s, uri)["items"][0]
+    kinds = lambda only: [(a["kind"], a["title"]) for a in code_actions(s, uri, d, only)]  # noqa: E731
+    eq([t for _, t in kinds(["quickfix"])], FRAG_TITLES, "only quickfix")
+    explain = [("source.oomlens.explain", "Explain every out-of-memory failure in this log")]
+    eq(kinds(["source"]), explain, "only source (hierarchical)")
+    eq(kinds(["source.oomlens"]), explain, "only source.oomlens")
+    eq(kinds(["source.oomlens.explain"]), explain, "only source.oomlens.explain")
+    eq(kinds(["refactor"]), [], "only refactor")
+    eq(kinds(["sour"]), [], "a prefix that is not a whole kind segment")
+    eq(len(kinds(["quickfix", "source"])), len(FRAG_TITLES) + 1, "quickfix and source")
+    check(all(k == "quickfix" for k, _ in kinds(None)), "no source action unless asked for")
+    source = code_actions(s, uri, d, ["source"])[0]
+    md = s.call_ok("workspace/executeCommand", {"command": source["command"]["command"],
+                                                "arguments": source["command"]["arguments"]})
+    check(md["markdown"].startswith("### OOM101"), "explainDocument returns the report")
+
+
+@case
+def code_actions_as_commands_without_literal_support(ctx: Ctx):
+    s = ctx.started(pull=True, literals=False)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    d = pull(s, uri)["items"][0]
+    actions = code_actions(s, uri, d)
+    eq([a["title"] for a in actions], FRAG_TITLES, "Command titles")
+    for a in actions:
+        eq(sorted(a), ["arguments", "command", "title"], f"a Command, not a CodeAction: {a}")
+        check(isinstance(a["command"], str), "command is the command's name")
+
+
+@case
+def code_action_resolve_fills_the_command(ctx: Ctx):
+    s = ctx.started(pull=True, resolve_properties=["command"])
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    d = pull(s, uri)["items"][0]
+    actions = code_actions(s, uri, d)
+    eq([a["title"] for a in actions], FRAG_TITLES, "titles")
+    for a in actions:
+        check("command" not in a, f"the command is left to resolve: {a['title']}")
+        check("data" in a, "the action carries data for resolve")
+    resolved = s.call_ok("codeAction/resolve", actions[0])
+    eq(resolved["command"]["command"], "oomlens.showFix", "resolved command")
+    eq(resolved["command"]["arguments"][0]["value"], "expandable_segments:True", "resolved command arguments")
+    for key in actions[0]:
+        eq(resolved[key], actions[0][key], f"resolve keeps '{key}'")
+    result = s.call_ok("workspace/executeCommand", {"command": resolved["command"]["command"],
+                                                    "arguments": resolved["command"]["arguments"]})
+    check("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in result["message"], f"showFix: {result}")
+    # After an edit, the old action cannot be resolved: ContentModified.
+    change(s, uri, 2, [{"text": text + "\n"}])
+    eq(s.call_error("codeAction/resolve", actions[1])["code"], CONTENT_MODIFIED, "resolving a stale action")
+    eq(s.call_error("codeAction/resolve", {"title": "x"})["code"], INVALID_PARAMS, "resolving a foreign action")
+    # Without dataSupport the client cannot send data back: no resolve, commands at once.
+    caps = client_capabilities(pull=True, resolve_properties=["command"])
+    caps["textDocument"]["codeAction"]["dataSupport"] = False
+    s3 = ctx.started(caps)
+    s3.name = "no-dataSupport"
+    check(s3.messages[0]["result"]["capabilities"]["codeActionProvider"].get("resolveProvider") is not True,
+          "no resolveProvider without dataSupport")
+    open_doc(s3, uri, text)
+    d3 = pull(s3, uri)["items"][0]
+    check(all("command" in a for a in code_actions(s3, uri, d3)), "commands present without dataSupport")
+    # A client that resolves only edits gets the commands at once.
+    s2 = ctx.started(pull=True, resolve_properties=["edit"])
+    open_doc(s2, uri, text)
+    d2 = pull(s2, uri)["items"][0]
+    check(all("command" in a for a in code_actions(s2, uri, d2)), "commands present when only edits resolve")
+
+
+# ---------------------------------------------------------------------------
+# executeCommand
+
+@case
+def execute_diagnose_text_matches_the_cli_contract(ctx: Ctx):
+    s = ctx.started()
+    path = ctx.log_path("pytorch26_fragmentation.log")
+    cli = json.loads(subprocess.run([ctx.binary, "diagnose", "--format", "json", path], capture_output=True,
+                                    text=True).stdout)
+    _, text = ctx.log("pytorch26_fragmentation.log")
+    result = s.call_ok("workspace/executeCommand", {"command": "oomlens.diagnoseText", "arguments": [text]})
+    strip = lambda incidents: [{k: v for k, v in i.items() if k != "file"} for i in incidents]  # noqa: E731
+    eq(strip(result["json"]["incidents"]), strip(cli["incidents"]), "incidents: LSP vs CLI")
+    eq(result["json"]["version"], cli["version"], "contract version")
+    eq(result["json"]["findings"], cli["findings"], "findings")
+    check(result["markdown"].startswith("### OOM101"), "markdown")
+    # The object form with a label for the source.
+    labelled = s.call_ok("workspace/executeCommand", {"command": "oomlens.diagnoseText",
+                                                      "arguments": [{"text": text, "source": "terminal"}]})
+    eq(labelled["json"]["incidents"][0]["file"], "terminal", "the label names the source")
+    empty = s.call_ok("workspace/executeCommand", {"command": "oomlens.diagnoseText", "arguments": ["no oom here\n"]})
+    eq(empty["json"]["incidents"], [], "text without an OOM")
+    eq(s.call_error("workspace/executeCommand", {"command": "oomlens.diagnoseText"})["code"], INVALID_PARAMS,
+       "diagnoseText without text")
+
+
+@case
+def execute_explain_and_unknown_commands(ctx: Ctx):
+    s = ctx.started()
+    doc = s.call_ok("workspace/executeCommand", {"command": "oomlens.explain", "arguments": ["OOM101"]})
+    page = subprocess.run([ctx.binary, "explain", "OOM101"], capture_output=True, text=True).stdout
+    check(page.startswith("# OOM101"), "the CLI prints the doc page")
+    eq(doc["markdown"], page, "oomlens.explain returns the rule's doc page (as `oomlens explain` prints it)")
+    eq(s.call_error("workspace/executeCommand", {"command": "oomlens.explain", "arguments": ["OOM999"]})["code"],
+       INVALID_PARAMS, "explain an unknown rule")
+    eq(s.call_error("workspace/executeCommand", {"command": "oomlens.selfDestruct", "arguments": []})["code"],
+       INVALID_PARAMS, "unknown command")
+    eq(s.call_error("workspace/executeCommand", {"arguments": []})["code"], INVALID_PARAMS, "no command")
+
+
+# ---------------------------------------------------------------------------
+# encodings
+
+@case
+def encodings_count_utf8_bytes_and_utf16_units(ctx: Ctx):
+    oom = ctx.oom_line()
+    prefix = "[训练 ö 🔥] "  # 2 CJK, ö, an emoji (a surrogate pair in UTF-16)
+    suffix = " 🚀ö"
+    lines = ["Größe des Datensatzes: 数据集 bereit 🚀", "step 10 — ö 训练 🔥 loss 0.5", prefix + oom + suffix, "done"]
+    text = "\n".join(lines) + "\n"
+    oom_text = lines[2]
+    u8, u16 = len(oom_text.encode("utf-8")), len(oom_text.encode("utf-16-le")) // 2
+    # The exact numbers: the prefix is 17 UTF-8 bytes / 10 UTF-16 units, the suffix 7 / 4.
+    eq((len(prefix.encode("utf-8")), len(prefix.encode("utf-16-le")) // 2), (17, 10), "test data")
+    eq(len(oom), 568, "test data (the ASCII OOM line)")
+    expected = {"utf-8": 592, "utf-16": 582}  # 568 + 17 + 7 bytes; 568 + 10 + 4 units
+    eq(expected, {"utf-8": u8, "utf-16": u16}, "test data")
+    for offered, encoding in [(True, "utf-8"), (False, "utf-16")]:
+        s = ctx.server(name=encoding)
+        result = s.initialize(client_capabilities(pull=True, utf8=offered))
+        eq(result["capabilities"]["positionEncoding"], encoding, "negotiated")
+        uri = f"file:///tmp/oomlens-e2e/{encoding}.log"
+        open_doc(s, uri, text)
+        d = pull(s, uri)["items"][0]
+        eq(d["range"], rng(2, 0, 2, expected[encoding]), f"{encoding}: diagnostic range")
+        # Delete the emoji and the space after it, addressed in this encoding.
+        emoji_at = {"utf-8": len("[训练 ö ".encode("utf-8")), "utf-16": len("[训练 ö ")}[encoding]
+        emoji_len = {"utf-8": 4, "utf-16": 2}[encoding]
+        change(s, uri, 2, [{"range": rng(2, emoji_at, 2, emoji_at + emoji_len), "text": ""}])
+        d2 = pull(s, uri)["items"][0]
+        eq(d2["range"], rng(2, 0, 2, {"utf-8": 588, "utf-16": 580}[encoding]),
+           f"{encoding}: range after deleting the emoji")
+        # Hover on a character after the (remaining) non-ASCII text finds the OOM.
+        after = {"utf-8": len("[训练 ö] torch".encode("utf-8")), "utf-16": len("[训练 ö] torch")}[encoding]
+        hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri},
+                                                 "position": {"line": 2, "character": after}})
+        check(hover and "OOM101" in hover["contents"]["value"], f"{encoding}: hover after non-ASCII text")
+        # A character offset past the end of the line clamps to the line (spec): still the OOM line.
+        hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri},
+                                                 "position": {"line": 2, "character": 100000}})
+        check(hover and "OOM101" in hover["contents"]["value"], f"{encoding}: hover past the line end")
+
+
+# ---------------------------------------------------------------------------
+# cancellation, superseded analyses, progress
+
+@case
+def cancel_a_slow_diagnose_text(ctx: Ctx):
+    s = ctx.started()
+    text = slow_text(2.0) + ctx.oom_line() + "\n"
+    rid, request = s.request_bytes("workspace/executeCommand", {"command": "oomlens.diagnoseText", "arguments": [text]})
+    cancel = LspServer.notification_bytes("$/cancelRequest", {"id": rid})
+    t0 = time.monotonic()
+    s.send_raw(request + cancel)
+    err = s.wait_response(rid)
+    eq(err.get("error", {}).get("code"), REQUEST_CANCELLED, "the cancelled diagnoseText")
+    # Cancelling again, or an id never sent, sends nothing.
+    s.notify("$/cancelRequest", {"id": rid})
+    s.notify("$/cancelRequest", {"id": 424242})
+    # The server goes on: a quick request after it is answered (once the
+    # worker dropped the cancelled analysis).
+    small = s.call_ok("workspace/executeCommand", {"command": "oomlens.diagnoseText", "arguments": [ctx.oom_line()]})
+    eq(len(small["json"]["incidents"]), 1, "diagnoseText after a cancel")
+    check(time.monotonic() - t0 < 8, "the cancelled analysis did not run to its end first")
+    s.settle(0.6)
+    eq(len(s.responses[json.dumps(rid)]), 1, "the cancelled request answered exactly once")
+
+
+@case
+def cancel_a_request_waiting_for_a_large_document(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/large.log"
+    text = slow_text(2.0) + ctx.oom_line() + "\n"
+    hover_id, hover = s.request_bytes("textDocument/hover", {"textDocument": {"uri": uri},
+                                                             "position": {"line": 1, "character": 0}})
+    pull_id, pull_req = s.request_bytes("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    cancel = LspServer.notification_bytes("$/cancelRequest", {"id": hover_id})
+    s.send_raw(did_open_bytes(uri, text) + hover + pull_req + cancel)
+    eq(s.wait_response(hover_id).get("error", {}).get("code"), REQUEST_CANCELLED, "the cancelled hover")
+    pulled = s.wait_response(pull_id, timeout=20)
+    eq([d["code"] for d in pulled["result"]["items"]], ["OOM101"], "the other waiting request still gets its answer")
+    # Cancel after the answer: nothing more is sent for that id.
+    s.notify("$/cancelRequest", {"id": pull_id})
+    # Many requests and cancels interleaved: every id answered exactly once.
+    ids = []
+    batch = b""
+    for i in range(30):
+        rid, req = s.request_bytes("textDocument/hover", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 26315, "character": i}})
+        ids.append(rid)
+        batch += req
+        if i % 3 == 0:
+            batch += LspServer.notification_bytes("$/cancelRequest", {"id": rid})
+    s.send_raw(batch)
+    for rid in ids:
+        s.wait_response(rid)
+    s.settle(0.3)
+    eq(s.answered_once_problems(), [], "answers per id over the session")
+
+
+@case
+def a_change_supersedes_a_pending_analysis(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/superseded.log"
+    text = slow_text(2.0) + ctx.oom_line() + "\n"
+    old_id, old_pull = s.request_bytes("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    edit = LspServer.notification_bytes("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "nothing to see\n"}]})
+    new_id, new_pull = s.request_bytes("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    s.send_raw(did_open_bytes(uri, text) + old_pull + edit + new_pull)
+    eq(s.wait_response(old_id).get("error", {}).get("code"), CONTENT_MODIFIED, "the request for the old version")
+    new = s.wait_response(new_id)
+    eq(new["result"]["items"], [], "the new version's (empty) diagnostics")
+    # In push mode a superseded analysis is never published.
+    p = ctx.started(pull=False)
+    p.name = "push"
+    p.send_raw(did_open_bytes(uri, text) + LspServer.notification_bytes("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": ctx.oom_line() + "\n"}]}))
+    eq([d["code"] for d in pushed(p, uri, version=2)], ["OOM101"], "the new version is published")
+    p.settle(0.8)
+    eq([n["params"].get("version") for n in p.notifications("textDocument/publishDiagnostics")], [2],
+       "only the newest version is published")
+
+
+@case
+def progress_for_a_large_document(ctx: Ctx):
+    s = ctx.started(pull=False, progress=True)
+    uri = "file:///tmp/oomlens-e2e/progress.log"
+    # Slow text first (so the client's answer to create arrives while the
+    # analysis runs), then plain lines up to 17 MB: reports come every 16 MiB.
+    text = slow_text(1.5)
+    text += CLEAN_LINE * ((17_000_000 - len(text)) // len(CLEAN_LINE)) + ctx.oom_line() + "\n"
+    m = s.mark()
+    open_doc(s, uri, text)
+    diags = pushed(s, uri, m, timeout=30)
+    eq([d["code"] for d in diags], ["OOM101"], "diagnostics of the large document")
+    creates = s.server_requests("window/workDoneProgress/create", m)
+    eq(len(creates), 1, "one create request")
+    token = creates[0]["params"]["token"]
+    s.wait_notification("$/progress", lambda p: p["value"]["kind"] == "end", m)
+    events = [n["params"] for n in s.notifications("$/progress", m)]
+    check(all(e["token"] == token for e in events), "progress on the created token")
+    kinds = [e["value"]["kind"] for e in events]
+    check(kinds[0] == "begin" and kinds[-1] == "end" and kinds.count("begin") == 1 and kinds.count("end") == 1,
+          f"begin ... end: {kinds}")
+    check("report" in kinds, f"at least one report: {kinds}")
+    check(events[0]["value"].get("title"), "begin has a title")
+    pct = [e["value"]["percentage"] for e in events if "percentage" in e["value"]]
+    check(pct == sorted(pct) and all(0 <= p <= 100 for p in pct), f"percentages rise within 0..100: {pct}")
+    order = [i for i, msg in enumerate(s.messages[m:]) if msg.get("method") in ("window/workDoneProgress/create",
+                                                                                "$/progress")]
+    eq(s.messages[m + order[0]]["method"], "window/workDoneProgress/create", "create comes before any $/progress")
+    # A small document gets no progress; a client without workDoneProgress never does.
+    m = s.mark()
+    open_doc(s, "file:///tmp/oomlens-e2e/small.log", ctx.oom_line())
+    pushed(s, "file:///tmp/oomlens-e2e/small.log", m)
+    eq(s.server_requests("window/workDoneProgress/create", m), [], "no progress for a small document")
+    q = ctx.started(pull=False, progress=False)
+    q.name = "no-progress"
+    m = q.mark()
+    open_doc(q, uri, text)
+    pushed(q, uri, m, timeout=30)
+    eq(q.server_requests("window/workDoneProgress/create", m) + q.notifications("$/progress", m), [],
+       "no progress without window.workDoneProgress")
+
+
+# ---------------------------------------------------------------------------
+# settings
+
+def frag_titles(s: LspServer, uri: str, pull_mode: bool, after: int = 0, version=None) -> list:
+    d = (pull(s, uri)["items"] if pull_mode else pushed(s, uri, after, version))[0]
+    return [a["title"] for a in code_actions(s, uri, d)]
+
+
+@case
+def settings_from_initialization_options(ctx: Ctx):
+    s = ctx.started(client_capabilities(pull=True), {"allocatorOption": "max_split_size_mb:256"})
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    titles = frag_titles(s, uri, True)
+    check("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256 for train.py" in titles, f"titles: {titles}")
+    check(not any("expandable_segments" in t for t in titles), f"the default option is not offered: {titles}")
+    # The "oomlens" section form works too.
+    s2 = ctx.started(client_capabilities(pull=True), {"oomlens": {"allocatorOption": "max_split_size_mb:128"}})
+    open_doc(s2, uri, text)
+    check("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128 for train.py" in frag_titles(s2, uri, True),
+          "section form")
+    # A bad value is reported and the default kept.
+    s3 = ctx.server(name="bad-setting")
+    m = s3.mark()
+    s3.initialize(client_capabilities(pull=True), {"allocatorOption": 42})
+    warning = s3.wait_notification("window/logMessage", lambda p: "allocatorOption" in p["message"], m)
+    eq(warning["type"], 2, "a bad setting is a warning")
+    open_doc(s3, uri, text)
+    eq(frag_titles(s3, uri, True), FRAG_TITLES, "defaults after a bad setting")
+
+
+@case
+def settings_from_did_change_configuration(ctx: Ctx):
+    s = ctx.started(pull=False)
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    m = s.mark()
+    open_doc(s, uri, text)
+    eq(frag_titles(s, uri, False, m), FRAG_TITLES, "default titles")
+    m = s.mark()
+    s.notify("workspace/didChangeConfiguration", {"settings": {"oomlens": {"allocatorOption": "max_split_size_mb:256"}}})
+    titles = frag_titles(s, uri, False, m)
+    check("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256 for train.py" in titles, f"titles after the change: {titles}")
+
+
+@case
+def settings_pulled_with_workspace_configuration(ctx: Ctx):
+    s = ctx.server()
+    answers = [{"allocatorOption": "max_split_size_mb:64"}]
+    s.request_handlers["workspace/configuration"] = lambda params: [answers[-1] for _ in params["items"]]
+    s.initialize(client_capabilities(pull=True, configuration=True, refresh=True))
+    req = s.wait_for(lambda: s.server_requests("workspace/configuration"), what="a workspace/configuration request")
+    eq(req[0]["params"]["items"][0].get("section"), "oomlens", "the section asked for")
+    uri, text = ctx.log("pytorch26_fragmentation.log")
+    open_doc(s, uri, text)
+    s.wait_for(lambda: s.server_requests("workspace/diagnostic/refresh"), what="a refresh after the settings arrived")
+    first = pull(s, uri)
+    titles = [a["title"] for a in code_actions(s, uri, first["items"][0])]
+    check("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64 for train.py" in titles, f"titles: {titles}")
+    # The user changes the setting: the server asks again, re-analyses and asks the client to pull.
+    answers.append({"allocatorOption": "max_split_size_mb:32"})
+    m = s.mark()
+    s.notify("workspace/didChangeConfiguration", {"settings": None})
+    s.wait_for(lambda: s.server_requests("workspace/configuration", m), what="a second workspace/configuration")
+    s.wait_for(lambda: s.server_requests("workspace/diagnostic/refresh", m), what="workspace/diagnostic/refresh")
+    # The document did not change, but its diagnostics did: the old result id must not count as current.
+    again = pull(s, uri, previous=first["resultId"])
+    eq(again["kind"], "full", "a pull after a settings change with the old resultId")
+    titles = [a["title"] for a in code_actions(s, uri, again["items"][0])]
+    check("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:32 for train.py" in titles, f"titles after the change: {titles}")
+    eq(s.notifications("textDocument/publishDiagnostics"), [], "still no pushes to a pull client")
+
+
+# ---------------------------------------------------------------------------
+# malformed input
+
+def raw_request(rid, method="oomlens/ping", params=None) -> bytes:
+    message = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    return frame(encode(message))
+
+
+@case
+def malformed_invalid_json_gets_32700(ctx: Ctx):
+    s = ctx.started()
+    s.send_raw(frame(b'{"jsonrpc": "2.0", "id": 5, "method": '))
+    err = s.wait_for(lambda: s.responses.get("null"), what="the parse error")[0]
+    eq(err["error"]["code"], PARSE_ERROR, "invalid JSON")
+    eq(err["id"], None, "id of a parse error")
+    expect_still_serving(s)
+
+
+@case
+def malformed_valid_json_that_is_not_a_request_gets_32600(ctx: Ctx):
+    s = ctx.started()
+    cases = [
+        (b"[]", None, "an empty array"),
+        (b'[{"jsonrpc":"2.0","id":901,"method":"shutdown"}]', None, "a batch"),
+        (b"42", None, "a number"),
+        (b'{"id":902,"method":"textDocument/hover","params":{}}', 902, "missing jsonrpc"),
+        (b'{"jsonrpc":"1.0","id":903,"method":"textDocument/hover"}', 903, "jsonrpc 1.0"),
+        (b'{"jsonrpc":"2.0","id":904,"method":7}', 904, "method a number"),
+        (b'{"jsonrpc":"2.0","id":{"a":1},"method":"shutdown"}', None, "id an object"),
+        (b'{"jsonrpc":"2.0","id":905}', 905, "neither method nor result"),
+        (b'{"jsonrpc":"2.0","id":906,"method":"textDocument/hover","params":"x"}', 906, "params a string"),
+    ]
+    for body, rid, what in cases:
+        m = s.mark()
+        if rid is not None:
+            s.sent_ids.append(rid)
+        s.send_raw(frame(body))
+        reply = s.wait_for(lambda: [x for x in s.messages[m:] if "method" not in x], what=f"the reply to {what}")[0]
+        eq(reply.get("error", {}).get("code"), INVALID_REQUEST, what)
+        eq(reply["id"], rid, f"id of the reply to {what}")
+        expect_still_serving(s)
+    # "id an object" was not taken as a shutdown: the server still works.
+    eq(s.shutdown_and_exit(), 0, "exit status")
+
+
+@case
+def malformed_unknown_methods(ctx: Ctx):
+    s = ctx.started()
+    eq(s.call_error("textDocument/semanticTokens/full", {"textDocument": {"uri": "file:///a.log"}})["code"],
+       METHOD_NOT_FOUND, "unknown request")
+    eq(s.call_error("$/somethingNew", {})["code"], METHOD_NOT_FOUND, "unknown $/ request")
+    m = s.mark()
+    s.notify("textDocument/somethingUnknown", {"x": 1})
+    s.notify("$/somethingNew", {})
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///a.log"}})  # bad params: dropped
+    s.notify("textDocument/didChange", {"textDocument": {"uri": "file:///never-opened.log", "version": 2},
+                                        "contentChanges": [{"text": "x"}]})
+    expect_still_serving(s)
+    replies = [x for x in s.messages[m:] if "method" not in x]
+    eq(len(replies), 1, "notifications get no reply (only the ping after them is answered)")
+
+
+@case
+def malformed_bad_params_get_32602(ctx: Ctx):
+    s = ctx.started()
+    uri, text = ctx.log("pytorch25_capacity.log")
+    open_doc(s, uri, text)
+    cases = [
+        ("textDocument/hover", {"textDocument": {"uri": uri}}, "hover without position"),
+        ("textDocument/hover", {"position": {"line": 0, "character": 0}}, "hover without textDocument"),
+        ("textDocument/hover", {"textDocument": {"uri": 5}, "position": {"line": 0, "character": 0}}, "uri a number"),
+        ("textDocument/hover", [1, 2], "params an array"),
+        ("textDocument/hover", None, "no params"),
+        ("textDocument/codeAction", {"textDocument": {"uri": uri}}, "codeAction without range"),
+        ("textDocument/diagnostic", {}, "diagnostic without textDocument"),
+        ("workspace/executeCommand", {"command": 12}, "command a number"),
+        ("initialize", None, "second initialize without params"),
+    ]
+    for method, params, what in cases:
+        err = s.call_error(method, params)
+        expected = INVALID_REQUEST if method == "initialize" else INVALID_PARAMS
+        eq(err["code"], expected, what)
+    # A position that is not a position: no hover, no crash.
+    r = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "a"}})
+    check("result" in r or r["error"]["code"] == INVALID_PARAMS, f"hover at a malformed position: {r}")
+    expect_still_serving(s)
+
+
+@case
+def malformed_framing_is_skipped(ctx: Ctx):
+    s = ctx.started()
+    ping = lambda rid: raw_request(rid)  # noqa: E731
+    cases = [
+        (b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1}",
+         "missing Content-Length"),
+        (b"Content-Length: abc\r\n\r\n{}", "Content-Length not a number"),
+        (b"Content-Length: -5\r\n\r\n{}", "negative Content-Length"),
+        (b"this is not LSP at all\r\n\r\n", "a line of text"),
+        (b"Content-Length: 4\r\ncontent-length: 5\r\n\r\n{}  ", "conflicting Content-Length"),
+        (bytes(range(256)) * 4 + b"\r\n\r\n", "binary noise"),
+    ]
+    for i, (bad, what) in enumerate(cases):
+        rid = 1000 + i
+        s.sent_ids.append(rid)
+        s.send_raw(bad + ping(rid))
+        reply = s.wait_response(rid)
+        eq(reply.get("error", {}).get("code"), METHOD_NOT_FOUND, f"the request after {what}")
+    # A header split across writes and a body written byte by byte still make one message.
+    body = encode({"jsonrpc": "2.0", "id": 1100, "method": "oomlens/ping"})
+    s.sent_ids.append(1100)
+    s.send_raw(b"Content-Len")
+    s.send_raw(b"gth: %d\r\n" % len(body))
+    s.send_raw(b"\r\n")
+    for k in range(0, len(body), 7):
+        s.send_raw(body[k:k + 7])
+    eq(s.wait_response(1100)["error"]["code"], METHOD_NOT_FOUND, "the request written in pieces")
+
+
+@case
+def malformed_absurd_content_length(ctx: Ctx):
+    s = ctx.started()
+    s.sent_ids.append(2000)
+    s.send_raw(b"Content-Length: 99999999999\r\n\r\n{}" + raw_request(2000))
+    eq(s.wait_response(2000, timeout=5)["error"]["code"], METHOD_NOT_FOUND, "the request after an absurd length")
+    # Larger than 64 bits.
+    s.sent_ids.append(2001)
+    s.send_raw(b"Content-Length: 99999999999999999999999\r\n\r\n{}" + raw_request(2001))
+    eq(s.wait_response(2001, timeout=5)["error"]["code"], METHOD_NOT_FOUND, "the request after a 64-bit overflow")
+
+
+@case
+def malformed_oversized_message_is_skipped_exactly(ctx: Ctx):
+    s = ctx.started()
+    big = encode({"jsonrpc": "2.0", "id": 3000, "method": "workspace/executeCommand",
+                  "params": {"command": "oomlens.diagnoseText", "arguments": ["x" * (65 * 1024 * 1024)]}})
+    s.sent_ids.append(3001)
+    s.send_raw(frame(big) + raw_request(3001))
+    eq(s.wait_response(3001, timeout=20)["error"]["code"], METHOD_NOT_FOUND, "the request after a 65 MiB message")
+    # The oversized request's id was never read (its body was skipped, not
+    # parsed), so it cannot be answered; an error would be fine too.
+    check(all("error" in r for r in s.responses.get("3000", [])), "never a result for a skipped message")
+
+
+@case
+def malformed_invalid_utf8_in_a_body(ctx: Ctx):
+    s = ctx.started(pull=True)
+    body = b'{"jsonrpc":"2.0","id":4000,"method":"workspace/executeCommand","params":{"command":"oomlens.explain",' \
+           b'"arguments":["OOM1\xff\xfe01"]}}'
+    m = s.mark()
+    s.send_raw(frame(body))
+    reply = s.wait_for(lambda: [x for x in s.messages[m:] if "method" not in x], what="the reply")[0]
+    eq(reply.get("error", {}).get("code"), PARSE_ERROR, "invalid UTF-8 is not JSON text")
+    eq(reply["id"], None, "id of the parse error")
+    # A lone surrogate escape is JSON text but not Unicode: refused as a
+    # parse error (or answered), never a crash.
+    m = s.mark()
+    s.send_raw(frame(b'{"jsonrpc":"2.0","id":4001,"method":"oomlens/ping","params":{"x":"\\ud800"}}'))
+    reply = s.wait_for(lambda: [x for x in s.messages[m:] if "method" not in x], what="the reply")[0]
+    check(reply["id"] in (None, 4001) and reply["error"]["code"] in (PARSE_ERROR, METHOD_NOT_FOUND),
+          f"reply to a lone surrogate: {reply}")
+    # Text that was invalid UTF-8 in the file, as an editor hands it over (U+FFFD), is analysed.
+    uri, text = ctx.log("invalid_utf8_nearby.log")
+    open_doc(s, uri, text)
+    eq([d["code"] for d in pull(s, uri)["items"] if d["code"].startswith("OOM1")], ["OOM102"],
+       "the log with invalid UTF-8 nearby")
+    expect_still_serving(s)
+
+
+@case
+def malformed_truncated_body_at_eof(ctx: Ctx):
+    s = ctx.started()
+    expect_still_serving(s)
+    s.send_raw(b"Content-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":77,")
+    s.close_stdin()
+    eq(s.wait_exit(), 1, "exit status after a truncated body and end of input")
+    check("77" not in s.responses, "no reply to the truncated request")
+    s2 = ctx.started()
+    s2.name = "truncated-header"
+    s2.send_raw(b"Content-Len")
+    s2.close_stdin()
+    eq(s2.wait_exit(), 1, "exit status after a truncated header and end of input")
+
+
+@case
+def duplicate_ids_and_string_ids(ctx: Ctx):
+    s = ctx.started(pull=True)
+    eq(s.call_error("oomlens/ping")["code"], METHOD_NOT_FOUND, "integer id")
+    r = s.wait_response(s.request("oomlens/ping", id="abc-1"))
+    eq(r["id"], "abc-1", "a string id is echoed")
+    # Two requests with one id while the first still waits: the second is refused, the first answered.
+    uri = "file:///tmp/oomlens-e2e/dup.log"
+    first = raw_request(55, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    s.sent_ids.append(55)
+    s.check_answers = False  # two answers to id 55 are expected here  # type: ignore[attr-defined]
+    s.send_raw(did_open_bytes(uri, slow_text(1.0) + ctx.oom_line()) + first + first)
+    replies = s.wait_for(lambda: len(s.responses.get("55", [])) >= 2 and s.responses["55"], timeout=20,
+                         what="both replies to id 55")
+    eq(sorted("error" in r for r in replies), [False, True], "one result and one refusal for a duplicate id")
+    eq([r["error"]["code"] for r in replies if "error" in r], [INVALID_REQUEST], "the refusal")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
