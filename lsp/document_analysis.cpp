@@ -178,6 +178,7 @@ json hover_at(const DocumentAnalysis& a, const json& position, bool markdown) {
         break;
       }
   if (text.empty()) return nullptr;
+  if (!markdown) text = markdown_to_plaintext(text);
   return {{"contents", {{"kind", markdown ? "markdown" : "plaintext"}, {"value", text}}}};
 }
 

@@ -80,6 +80,44 @@ std::string finding_markdown(const rules::FindingDiagnosis& item) {
                      d.explanation, item.finding.text, d.code, rules::rule_doc_url(d.code));
 }
 
+std::string markdown_to_plaintext(std::string_view markdown) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos <= markdown.size()) {
+    std::size_t nl = markdown.find('\n', pos);
+    std::string_view line = markdown.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? markdown.size() + 1 : nl + 1;
+    if (line.starts_with("```")) continue;  // fences go, their content stays
+    if (line.starts_with("#")) {
+      while (line.starts_with("#")) line.remove_prefix(1);
+      if (line.starts_with(" ")) line.remove_prefix(1);
+    }
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line.substr(i, 2) == "**") {
+        ++i;
+        continue;
+      }
+      if (line[i] == '`') continue;
+      if (line[i] == '[') {  // [label](url) -> label (url)
+        auto close = line.find("](", i);
+        auto end = close == std::string_view::npos ? close : line.find(')', close);
+        if (end != std::string_view::npos) {
+          text += std::string(line.substr(i + 1, close - i - 1)) + " (" + std::string(line.substr(close + 2, end - close - 2)) + ")";
+          i = end;
+          continue;
+        }
+      }
+      text += line[i];
+    }
+    if (text.size() >= 2 && text.ends_with("  ")) text.resize(text.size() - 2);  // Markdown hard breaks
+    out += text;
+    out += '\n';
+  }
+  while (out.ends_with("\n\n")) out.pop_back();
+  return out;
+}
+
 std::string report_markdown(const rules::LogReport& report) {
   if (report.incidents.empty() && report.findings.empty())
     return fmt::format("No GPU out-of-memory failure found ({} lines).\n", report.lines);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "rules/diagnosis.hpp"
 
@@ -10,5 +11,9 @@ namespace oomlens::lsp {
 
 std::string incident_markdown(const rules::IncidentDiagnosis& item);
 std::string finding_markdown(const rules::FindingDiagnosis& item);
+
+// The same text for clients that show hovers as plain text: headings,
+// emphasis, code spans and fences removed, links shown as their address.
+std::string markdown_to_plaintext(std::string_view markdown);
 
 }  // namespace oomlens::lsp
