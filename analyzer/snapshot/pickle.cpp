@@ -1,0 +1,471 @@
+// The pickle virtual machine, data opcodes only. It follows CPython's
+// Lib/pickle.py `_Unpickler` opcode by opcode (stack, MARK segments, memo),
+// so what it accepts means what Python would have built, minus code.
+#include "analyzer/snapshot/pickle.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analyzer/snapshot/pickle_opcodes.hpp"
+#include "analyzer/snapshot/pickle_text.hpp"
+
+namespace oomlens::analyzer::snapshot {
+
+class PickleMachine {
+ public:
+  PickleMachine(std::string_view in, const PickleLimits& limits)
+      : in_(in), limits_(limits), max_depth_(std::min<std::size_t>(limits.max_depth, UINT16_MAX)) {}
+
+  Expected<ValueTree, PickleError> run();
+
+ private:
+  using Node = ValueTree::Node;
+  static constexpr ValueRef kUnset{UINT32_MAX};
+
+  bool step();
+
+  // -- errors ---------------------------------------------------------------
+  bool fail(std::string_view why) {
+    std::string_view name = opcode_name(op_);
+    error_ = PickleError{op_at_, fmt::format("{} (0x{:02x}) at byte {}: {}", name, op_, op_at_, why)};
+    return false;
+  }
+  bool refuse(std::string_view reason) {
+    error_ = PickleError{op_at_, fmt::format("refused opcode {} (0x{:02x}) at byte {}: {}; a memory snapshot holds only plain data",
+                                             opcode_name(op_), op_, op_at_, reason)};
+    return false;
+  }
+
+  // -- input ----------------------------------------------------------------
+  std::size_t left() const { return in_.size() - pos_; }
+  bool need_argument(std::size_t n) {
+    if (left() >= n) return true;
+    return fail(fmt::format("the file ends inside its argument ({} bytes needed, {} left): truncated", n, left()));
+  }
+  // Checked before anything is allocated, so a length of 2^60 costs nothing.
+  bool need_declared(std::uint64_t n) {
+    if (left() >= n) return true;
+    return fail(fmt::format("it declares {} bytes but only {} remain: truncated or hostile", n, left()));
+  }
+  std::uint64_t read_le(std::size_t n) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < n; ++i) value |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+    pos_ += n;
+    return value;
+  }
+  std::uint64_t read_be64() {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < 8; ++i) value = (value << 8) | static_cast<unsigned char>(in_[pos_ + i]);
+    pos_ += 8;
+    return value;
+  }
+  std::string_view take(std::size_t n) {
+    std::string_view out = in_.substr(pos_, n);
+    pos_ += n;
+    return out;
+  }
+  bool read_line(std::string_view& line) {
+    std::size_t end = in_.find('\n', pos_);
+    if (end == std::string_view::npos) return fail("the file ends before its text argument's newline: truncated");
+    line = in_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    return true;
+  }
+
+  // -- stack ----------------------------------------------------------------
+  // Python starts a fresh stack at each MARK; only values above it are reachable.
+  std::size_t base() const { return marks_.empty() ? 0 : marks_.back(); }
+  bool need_stack(std::size_t n) {
+    if (stack_.size() - base() >= n) return true;
+    return fail(fmt::format("needs {} value(s) on the stack above the last MARK, finds {}", n, stack_.size() - base()));
+  }
+  bool push(ValueRef ref) {
+    if (stack_.size() >= limits_.max_stack)
+      return fail(fmt::format("more than {} values on the stack (limit)", limits_.max_stack));
+    stack_.push_back(ref);
+    return true;
+  }
+  bool pop_mark(std::size_t& mark) {
+    if (marks_.empty()) return fail("no MARK is open");
+    mark = marks_.back();
+    marks_.pop_back();
+    return true;
+  }
+
+  // -- values ---------------------------------------------------------------
+  bool add_node(const Node& node, ValueRef& out) {
+    if (tree_.nodes_.size() >= limits_.max_values)
+      return fail(fmt::format("more than {} values (limit)", limits_.max_values));
+    out = ValueRef{static_cast<std::uint32_t>(tree_.nodes_.size())};
+    tree_.nodes_.push_back(node);
+    return true;
+  }
+  bool push_node(const Node& node) {
+    ValueRef ref;
+    return add_node(node, ref) && push(ref);
+  }
+  bool push_int(std::int64_t value) {
+    if (value >= 0 && value < 256) return push(ValueRef{ValueTree::kFirstSmallInt + static_cast<std::uint32_t>(value)});
+    return push_node(Node{Kind::integer, 0, 0, 0, static_cast<std::uint64_t>(value)});
+  }
+  bool push_long_bytes(std::string_view le);
+  // Appends decoded text to the tree, then the node that spans it.
+  template <typename Decode>
+  bool push_text(Kind kind, Decode decode) {
+    std::size_t start = tree_.text_.size();
+    if (!decode(tree_.text_)) return false;
+    std::size_t length = tree_.text_.size() - start;
+    if (length > UINT32_MAX) return fail("a string longer than 4 GiB");
+    return push_node(Node{kind, 0, 0, static_cast<std::uint32_t>(length), start});
+  }
+  bool push_utf8(std::string_view raw) {
+    return push_text(Kind::string, [&](std::string& out) { return pickle_text::append_utf8(out, raw), true; });
+  }
+  bool push_bytes(std::string_view raw) {
+    return push_text(Kind::bytes, [&](std::string& out) { return out.append(raw), true; });
+  }
+  bool push_container(Kind kind, std::uint8_t flags = 0) { return push_node(Node{kind, flags, 1, 0, 0}); }
+  bool new_container(Kind kind, ValueRef& out, std::uint8_t flags = 0) {
+    return add_node(Node{kind, flags, 1, 0, 0}, out);
+  }
+  bool add_children(ValueRef container, std::size_t from);
+  bool check_keys(std::size_t from);
+  bool container_from_mark(Kind kind, std::uint8_t flags = 0);
+  bool append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from);
+
+  // -- memo -----------------------------------------------------------------
+  bool memo_put(std::uint64_t index);
+  bool memo_get(std::uint64_t index);
+  bool line_index(std::uint64_t& index) {
+    std::string_view line;
+    if (!read_line(line)) return false;
+    auto parsed = pickle_text::parse_decimal_int(line);
+    if (!parsed || parsed->big || parsed->value < 0 || parsed->value > UINT32_MAX)
+      return fail("its memo index is not a number from 0 to 2^32-1");
+    index = static_cast<std::uint64_t>(parsed->value);
+    return true;
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  std::size_t op_at_ = 0;
+  unsigned char op_ = 0;
+  const PickleLimits& limits_;
+  const std::size_t max_depth_;
+  ValueTree tree_;
+  std::vector<ValueRef> stack_;
+  std::vector<std::size_t> marks_;  // stack sizes at each open MARK
+  // Memo: dense while indices come in order (as every pickler writes them),
+  // a map for the rest, so a huge index costs one entry, not 2^32.
+  std::vector<ValueRef> memo_;
+  std::unordered_map<std::uint64_t, ValueRef> sparse_memo_;
+  std::size_t memo_entries_ = 0;
+  bool stopped_ = false;
+  std::optional<PickleError> error_;
+};
+
+bool PickleMachine::push_long_bytes(std::string_view le) {
+  if (le.size() <= 8) {
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < le.size(); ++i) bits |= std::uint64_t{static_cast<unsigned char>(le[i])} << (8 * i);
+    if (!le.empty() && le.size() < 8 && (static_cast<unsigned char>(le.back()) & 0x80))
+      bits |= ~std::uint64_t{0} << (8 * le.size());  // sign-extend
+    return push_int(static_cast<std::int64_t>(bits));
+  }
+  std::string trimmed(le);
+  pickle_text::trim_twos_complement(trimmed);
+  if (trimmed.size() <= 8) return push_long_bytes(trimmed);
+  return push_text(Kind::big_integer, [&](std::string& out) { return out.append(trimmed), true; });
+}
+
+// Moves stack_[from..] into the container. Children are sealed as they go in:
+// a sealed container can no longer change, which keeps the tree acyclic and
+// each container's depth final (see value_tree.hpp).
+bool PickleMachine::add_children(ValueRef container, std::size_t from) {
+  std::vector<Node>& nodes = tree_.nodes_;
+  std::size_t count = stack_.size() - from;
+  if (nodes[container.index].count + count > limits_.max_items)
+    return fail(fmt::format("a container with more than {} items (limit)", limits_.max_items));
+  std::size_t depth = nodes[container.index].depth;
+  for (std::size_t i = from; i < stack_.size(); ++i) {
+    Node& child = nodes[stack_[i].index];
+    child.flags |= ValueTree::kSealed;
+    depth = std::max<std::size_t>(depth, child.depth + std::size_t{1});
+  }
+  if (nodes[container.index].flags & ValueTree::kSealed)
+    return fail("it changes a container already placed inside another one: recursive structures are not read");
+  if (depth > max_depth_) return fail(fmt::format("containers nested more than {} deep (limit)", max_depth_));
+  nodes[container.index].depth = static_cast<std::uint16_t>(depth);
+  tree_.append_children(container, stack_.data() + from, count);
+  stack_.resize(from);
+  return true;
+}
+
+// Dict keys must be hashable in Python: lists, dicts and sets are not.
+bool PickleMachine::check_keys(std::size_t from) {
+  if ((stack_.size() - from) % 2 != 0) return fail("an odd number of values for key/value pairs");
+  for (std::size_t i = from; i < stack_.size(); i += 2) {
+    Kind kind = tree_.kind(stack_[i]);
+    if (kind == Kind::list || kind == Kind::dict)
+      return fail(fmt::format("a dict key of unhashable type {}", kind_name(kind)));
+  }
+  return true;
+}
+
+// TUPLE, LIST, DICT, FROZENSET: a new container of the values above the MARK.
+bool PickleMachine::container_from_mark(Kind kind, std::uint8_t flags) {
+  std::size_t mark = 0;
+  if (!pop_mark(mark)) return false;
+  if (kind == Kind::dict && !check_keys(mark)) return false;
+  ValueRef container;
+  if (!new_container(kind, container, flags) || !add_children(container, mark)) return false;
+  return push(container);
+}
+
+// APPEND(S), ADDITEMS, SETITEM(S): the target sits just below the new values.
+bool PickleMachine::append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from) {
+  if (target_at < base()) return fail("no container below its values on the stack");
+  ValueRef target = stack_[target_at];
+  const Node& node = tree_.nodes_[target.index];
+  bool node_is_set = node.flags & ValueTree::kSet;
+  if (node.kind != kind || node_is_set != is_set) {
+    std::string_view want = is_set ? "set" : kind_name(kind);
+    std::string_view found = node_is_set ? "set" : kind_name(node.kind);
+    return fail(fmt::format("its target is a {}, not a {}", found, want));
+  }
+  if (kind == Kind::dict && !check_keys(from)) return false;
+  return add_children(target, from);
+}
+
+bool PickleMachine::memo_put(std::uint64_t index) {
+  if (!need_stack(1)) return false;
+  ValueRef top = stack_.back();
+  bool added = false;
+  if (index < memo_.size()) {
+    added = memo_[index] == kUnset;
+    memo_[index] = top;
+  } else if (index == memo_.size()) {
+    memo_.push_back(top);
+    added = sparse_memo_.empty() || sparse_memo_.erase(index) == 0;  // one entry per index, as Python's dict
+  } else {
+    added = sparse_memo_.insert_or_assign(index, top).second;
+  }
+  if (added && ++memo_entries_ > limits_.max_memo)
+    return fail(fmt::format("more than {} memo entries (limit)", limits_.max_memo));
+  return true;
+}
+
+bool PickleMachine::memo_get(std::uint64_t index) {
+  if (index < memo_.size() && memo_[index] != kUnset) return push(memo_[index]);
+  if (auto it = sparse_memo_.find(index); it != sparse_memo_.end()) return push(it->second);
+  return fail(fmt::format("memo index {} was never stored", index));
+}
+
+bool PickleMachine::step() {
+  op_at_ = pos_;
+  op_ = static_cast<unsigned char>(in_[pos_++]);
+  switch (static_cast<Op>(op_)) {
+    case Op::PROTO: {
+      if (!need_argument(1)) return false;
+      auto version = read_le(1);
+      if (version > 5) return fail(fmt::format("protocol {} is newer than 5, the highest known", version));
+      return true;
+    }
+    case Op::FRAME:  // a read-ahead hint; only its length is checked
+      if (!need_argument(8)) return false;
+      return need_declared(read_le(8));
+    case Op::STOP:
+      if (!need_stack(1)) return false;
+      tree_.root_ = stack_.back();
+      stopped_ = true;
+      return true;
+    case Op::MARK:
+      if (marks_.size() >= max_depth_) return fail(fmt::format("more than {} MARKs open (limit)", max_depth_));
+      marks_.push_back(stack_.size());
+      return true;
+    case Op::POP:  // Python: pop a value, or the empty segment of the last MARK
+      if (stack_.size() > base()) {
+        stack_.pop_back();
+      } else if (!marks_.empty()) {
+        marks_.pop_back();
+      } else {
+        return fail("the stack is empty");
+      }
+      return true;
+    case Op::POP_MARK: {
+      std::size_t mark = 0;
+      if (!pop_mark(mark)) return false;
+      stack_.resize(mark);
+      return true;
+    }
+    case Op::DUP:
+      return need_stack(1) && push(stack_.back());
+
+    case Op::NONE: return push(ValueRef{ValueTree::kNoneIndex});
+    case Op::NEWTRUE: return push(ValueRef{ValueTree::kTrueIndex});
+    case Op::NEWFALSE: return push(ValueRef{ValueTree::kFalseIndex});
+    case Op::BININT1: return need_argument(1) && push_int(static_cast<std::int64_t>(read_le(1)));
+    case Op::BININT2: return need_argument(2) && push_int(static_cast<std::int64_t>(read_le(2)));
+    case Op::BININT:
+      return need_argument(4) && push_int(static_cast<std::int32_t>(static_cast<std::uint32_t>(read_le(4))));
+    case Op::LONG1: {
+      if (!need_argument(1)) return false;
+      auto n = read_le(1);
+      return need_declared(n) && push_long_bytes(take(n));
+    }
+    case Op::LONG4: {
+      if (!need_argument(4)) return false;
+      auto n = static_cast<std::int32_t>(static_cast<std::uint32_t>(read_le(4)));
+      if (n < 0) return fail("a negative byte count");
+      return need_declared(static_cast<std::uint64_t>(n)) && push_long_bytes(take(static_cast<std::size_t>(n)));
+    }
+    case Op::INT:
+    case Op::LONG: {
+      std::string_view line;
+      if (!read_line(line)) return false;
+      if (static_cast<Op>(op_) == Op::INT && (line == "00" || line == "01"))  // protocol 0's bools
+        return push(ValueRef{line == "01" ? ValueTree::kTrueIndex : ValueTree::kFalseIndex});
+      auto parsed = pickle_text::parse_decimal_int(line);
+      if (!parsed) return fail("its text is not a decimal integer (or has more than 4300 digits)");
+      if (!parsed->big) return push_int(parsed->value);
+      return push_text(Kind::big_integer, [&](std::string& out) { return out.append(parsed->big_bytes), true; });
+    }
+    case Op::BINFLOAT:
+      if (!need_argument(8)) return false;
+      return push_node(Node{Kind::floating, 0, 0, 0, read_be64()});  // the one big-endian value in a pickle
+    case Op::FLOAT: {
+      std::string_view line;
+      if (!read_line(line)) return false;
+      auto value = pickle_text::parse_float(line);
+      if (!value) return fail("its text is not a float");
+      return push_node(Node{Kind::floating, 0, 0, 0, std::bit_cast<std::uint64_t>(*value)});
+    }
+
+    case Op::SHORT_BINUNICODE:
+    case Op::BINUNICODE:
+    case Op::BINUNICODE8:
+    case Op::SHORT_BINBYTES:
+    case Op::BINBYTES:
+    case Op::BINBYTES8:
+    case Op::BYTEARRAY8:
+    case Op::SHORT_BINSTRING:
+    case Op::BINSTRING: {
+      Op op = static_cast<Op>(op_);
+      std::size_t width = (op == Op::SHORT_BINUNICODE || op == Op::SHORT_BINBYTES || op == Op::SHORT_BINSTRING) ? 1
+                          : (op == Op::BINUNICODE || op == Op::BINBYTES || op == Op::BINSTRING)                 ? 4
+                                                                                                                 : 8;
+      if (!need_argument(width)) return false;
+      std::uint64_t n = read_le(width);
+      if (op == Op::BINSTRING && n > INT32_MAX) return fail("a negative length");  // Python reads it signed
+      if (!need_declared(n)) return false;
+      std::string_view raw = take(static_cast<std::size_t>(n));
+      if (op == Op::SHORT_BINUNICODE || op == Op::BINUNICODE || op == Op::BINUNICODE8) return push_utf8(raw);
+      if (op == Op::SHORT_BINSTRING || op == Op::BINSTRING)
+        return push_text(Kind::string, [&](std::string& out) { return pickle_text::append_latin1(out, raw), true; });
+      return push_bytes(raw);  // BYTEARRAY8 too: a bytearray is bytes that Python lets change
+    }
+    case Op::UNICODE: {
+      std::string_view line;
+      if (!read_line(line)) return false;
+      bool ok = true;
+      if (!push_text(Kind::string, [&](std::string& out) { return ok = pickle_text::append_raw_unicode_escape(out, line); }))
+        return ok ? false : fail("a \\u or \\U escape is cut short");
+      return true;
+    }
+    case Op::STRING:
+      return fail("protocol 0's quoted strings are not read (no PyTorch snapshot uses them)");
+
+    case Op::EMPTY_LIST: return push_container(Kind::list);
+    case Op::EMPTY_TUPLE: return push_container(Kind::tuple);
+    case Op::EMPTY_DICT: return push_container(Kind::dict);
+    case Op::EMPTY_SET: return push_container(Kind::list, ValueTree::kSet);
+    case Op::TUPLE1:
+    case Op::TUPLE2:
+    case Op::TUPLE3: {
+      std::size_t n = op_ - static_cast<unsigned char>(Op::TUPLE1) + 1;
+      if (!need_stack(n)) return false;
+      ValueRef tuple;
+      return new_container(Kind::tuple, tuple) && add_children(tuple, stack_.size() - n) && push(tuple);
+    }
+    case Op::TUPLE: return container_from_mark(Kind::tuple);
+    case Op::LIST: return container_from_mark(Kind::list);
+    case Op::DICT: return container_from_mark(Kind::dict);
+    case Op::FROZENSET: return container_from_mark(Kind::list, ValueTree::kSet);
+    case Op::APPEND:
+      return need_stack(2) && append_to(Kind::list, false, stack_.size() - 2, stack_.size() - 1);
+    case Op::SETITEM:
+      return need_stack(3) && append_to(Kind::dict, false, stack_.size() - 3, stack_.size() - 2);
+    case Op::APPENDS:
+    case Op::SETITEMS:
+    case Op::ADDITEMS: {
+      std::size_t mark = 0;
+      if (!pop_mark(mark)) return false;
+      if (mark == 0) return fail("no container below its MARK");
+      Op op = static_cast<Op>(op_);
+      Kind kind = op == Op::SETITEMS ? Kind::dict : Kind::list;
+      return append_to(kind, op == Op::ADDITEMS, mark - 1, mark);
+    }
+
+    case Op::MEMOIZE: return memo_put(memo_entries_);  // Python: memo[len(memo)]
+    case Op::BINPUT: return need_argument(1) && memo_put(read_le(1));
+    case Op::LONG_BINPUT: return need_argument(4) && memo_put(read_le(4));
+    case Op::PUT: {
+      std::uint64_t index = 0;
+      return line_index(index) && memo_put(index);
+    }
+    case Op::BINGET: return need_argument(1) && memo_get(read_le(1));
+    case Op::LONG_BINGET: return need_argument(4) && memo_get(read_le(4));
+    case Op::GET: {
+      std::uint64_t index = 0;
+      return line_index(index) && memo_get(index);
+    }
+
+    case Op::GLOBAL:
+    case Op::STACK_GLOBAL:
+    case Op::INST:
+    case Op::OBJ:
+    case Op::REDUCE:
+    case Op::BUILD:
+    case Op::NEWOBJ:
+    case Op::NEWOBJ_EX:
+    case Op::EXT1:
+    case Op::EXT2:
+    case Op::EXT4:
+    case Op::PERSID:
+    case Op::BINPERSID:
+    case Op::NEXT_BUFFER:
+    case Op::READONLY_BUFFER:
+      return refuse(refusal_reason(static_cast<Op>(op_)));
+  }
+  error_ = PickleError{op_at_, fmt::format("unknown opcode 0x{:02x} at byte {}: not a pickle, or one newer than protocol 5", op_, op_at_)};
+  return false;
+}
+
+Expected<ValueTree, PickleError> PickleMachine::run() {
+  if (in_.empty()) return PickleError{0, "empty input: not a pickle"};
+  if (in_.size() > kMaxPickleBytes)
+    return PickleError{0, fmt::format("input of {} bytes is larger than the {} this reader handles", in_.size(), kMaxPickleBytes)};
+  while (!stopped_) {
+    if (pos_ >= in_.size())
+      return PickleError{pos_, fmt::format("the pickle ends at byte {} without STOP: truncated", pos_)};
+    if (!step()) return error_ ? std::move(*error_) : PickleError{op_at_, "unreadable pickle"};
+  }
+  // Like pickle.loads, bytes after STOP are not read.
+  return std::move(tree_);
+}
+
+Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits) {
+  return PickleMachine(bytes, limits).run();
+}
+
+Expected<ValueTree, PickleError> read_pickle(std::span<const std::byte> bytes, const PickleLimits& limits) {
+  return read_pickle(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), limits);
+}
+
+}  // namespace oomlens::analyzer::snapshot

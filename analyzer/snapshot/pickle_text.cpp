@@ -1,0 +1,164 @@
+#include "analyzer/snapshot/pickle_text.hpp"
+
+#include <charconv>
+#include <cstddef>
+
+namespace oomlens::analyzer::snapshot::pickle_text {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+void append_code_point(std::string& out, std::uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    out += kReplacement;
+  } else if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Length of the valid UTF-8 sequence at in[i], or 0 (RFC 3629 table 3-7).
+std::size_t valid_sequence(std::string_view in, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(in[i + k]); };
+  auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return i + k < in.size() && byte(k) >= lo && byte(k) <= hi;
+  };
+  unsigned char b = byte(0);
+  if (b < 0x80) return 1;
+  if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
+  if (b == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if (b == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
+  if (b >= 0xE1 && b <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (b == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (b >= 0xF1 && b <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void append_utf8(std::string& out, std::string_view in) {
+  std::size_t i = 0;
+  while (i < in.size()) {
+    // Fast path: copy the valid stretch in one go.
+    std::size_t start = i;
+    std::size_t length = 0;
+    while (i < in.size() && (length = valid_sequence(in, i)) != 0) i += length;
+    out.append(in.substr(start, i - start));
+    if (i < in.size()) {
+      out += kReplacement;
+      ++i;
+    }
+  }
+}
+
+void append_latin1(std::string& out, std::string_view in) {
+  for (char c : in) append_code_point(out, static_cast<unsigned char>(c));
+}
+
+bool append_raw_unicode_escape(std::string& out, std::string_view in) {
+  std::size_t backslashes = 0;  // an escape needs an odd run of them before the u
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if ((c == 'u' || c == 'U') && backslashes % 2 == 1) {
+      std::size_t digits = c == 'u' ? 4 : 8;
+      std::uint32_t cp = 0;
+      for (std::size_t k = 1; k <= digits; ++k) {
+        int d = i + k < in.size() ? hex_digit(in[i + k]) : -1;
+        if (d < 0) return false;
+        cp = cp * 16 + static_cast<std::uint32_t>(d);
+      }
+      out.pop_back();  // the backslash that began the escape
+      append_code_point(out, cp);
+      i += digits;
+      backslashes = 0;
+      continue;
+    }
+    backslashes = c == '\\' ? backslashes + 1 : 0;
+    append_code_point(out, static_cast<unsigned char>(c));
+  }
+  return true;
+}
+
+void trim_twos_complement(std::string& bytes) {
+  while (bytes.size() > 1) {
+    auto last = static_cast<unsigned char>(bytes.back());
+    auto prev = static_cast<unsigned char>(bytes[bytes.size() - 2]);
+    bool redundant = (last == 0x00 && !(prev & 0x80)) || (last == 0xFF && (prev & 0x80));
+    if (!redundant) break;
+    bytes.pop_back();
+  }
+}
+
+std::optional<DecimalInt> parse_decimal_int(std::string_view text) {
+  if (!text.empty() && text.back() == 'L') text.remove_suffix(1);  // Python 2's long suffix
+  bool negative = false;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text.size() > kMaxDecimalDigits) return std::nullopt;
+  for (char c : text)
+    if (c < '0' || c > '9') return std::nullopt;
+
+  DecimalInt result;
+  std::int64_t value = 0;
+  std::string_view signed_text(text.data() - (negative ? 1 : 0), text.size() + (negative ? 1 : 0));
+  auto [end, ec] = std::from_chars(signed_text.data(), signed_text.data() + signed_text.size(), value);
+  if (ec == std::errc() && end == signed_text.data() + signed_text.size()) {
+    result.value = value;
+    return result;
+  }
+  // Too big for int64: build the magnitude little-endian, then the sign.
+  std::string magnitude(1, '\0');
+  for (char c : text) {
+    unsigned carry = static_cast<unsigned>(c - '0');
+    for (char& b : magnitude) {
+      unsigned v = static_cast<unsigned char>(b) * 10u + carry;
+      b = static_cast<char>(v & 0xFF);
+      carry = v >> 8;
+    }
+    if (carry) magnitude += static_cast<char>(carry);
+  }
+  magnitude += '\0';  // room for the sign bit
+  if (negative) {
+    unsigned carry = 1;
+    for (char& b : magnitude) {
+      unsigned v = static_cast<unsigned char>(~static_cast<unsigned char>(b)) + carry;
+      b = static_cast<char>(v & 0xFF);
+      carry = v >> 8;
+    }
+  }
+  trim_twos_complement(magnitude);
+  result.big = true;
+  result.big_bytes = std::move(magnitude);
+  return result;
+}
+
+std::optional<double> parse_float(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace oomlens::analyzer::snapshot::pickle_text
