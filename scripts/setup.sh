@@ -8,7 +8,12 @@ packages=(
   nlohmann-json3-dev libboost-dev libre2-dev libfmt-dev catch2
   ripgrep hyperfine time python3
   neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
+  libtree-sitter-dev  # the tree-sitter runtime the Python grammar runs on (analyzer/python)
 )
+
+# npm fetches the Python grammar below. These machines ship Node 20 with npm;
+# a bare Debian 12 gets Debian's npm (and its Node 18), which is enough.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -21,3 +26,6 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The tree-sitter-python grammar: pinned, integrity-checked, git-ignored (third_party/).
+"$(cd "$(dirname "$0")" && pwd)/fetch_tree_sitter_python.sh"

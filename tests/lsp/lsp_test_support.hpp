@@ -27,7 +27,14 @@ struct StringMaker<oomlens::lsp::Range> {
 template <>
 struct StringMaker<oomlens::lsp::ByteRange> {
   static std::string convert(const oomlens::lsp::ByteRange& r) {
-    return "[" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")";
+    // Built by appending: GCC 12 at -O3 warns (-Wrestrict, a false positive)
+    // on "literal" + std::string temporaries.
+    std::string s = "[";
+    s += std::to_string(r.begin);
+    s += ", ";
+    s += std::to_string(r.end);
+    s += ")";
+    return s;
   }
 };
 

@@ -1,0 +1,74 @@
+// A thin, value-type view of one tree-sitter syntax node, and the byte and
+// line/column positions the source rules report.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace oomlens::analyzer::python {
+
+// Half-open range of bytes in the UTF-8 source.
+struct ByteRange {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+
+  std::uint32_t size() const { return end - begin; }
+  bool contains(std::uint32_t byte) const { return begin <= byte && byte < end; }
+  bool contains(ByteRange other) const { return begin <= other.begin && other.end <= end; }
+  friend bool operator==(ByteRange, ByteRange) = default;
+};
+
+// A position as a linter prints it. `column` counts Unicode code points (what
+// ruff and Python's own messages print); `byte_column` counts UTF-8 bytes. The
+// LSP adapter derives UTF-16 positions from the byte offset, not from these.
+struct Point {
+  std::uint32_t line = 0;         // 1-based
+  std::uint32_t column = 0;       // 1-based, code points
+  std::uint32_t byte_column = 0;  // 1-based, bytes
+  friend bool operator==(Point, Point) = default;
+};
+
+// A node of the tree owned by a Script. Valid as long as that Script lives;
+// a default-constructed Node is null (false in a boolean context).
+class Node {
+ public:
+  Node() = default;
+  explicit Node(TSNode raw) : raw_(raw) {}
+
+  explicit operator bool() const { return !ts_node_is_null(raw_); }
+  // The grammar's node type ("call", "for_statement", "ERROR", ...); "" for null.
+  std::string_view type() const;
+  bool is(std::string_view node_type) const { return type() == node_type; }
+  ByteRange range() const;
+  std::uint32_t start_byte() const { return range().begin; }
+  std::uint32_t end_byte() const { return range().end; }
+
+  bool named() const;
+  bool is_error() const;    // an ERROR node: text the parser could not place
+  bool is_missing() const;  // a token the parser inserted to recover
+  bool has_error() const;   // this node or one below it is ERROR or missing
+
+  // Walks down from the root (tree-sitter 0.20): prefer Script::parent in loops.
+  Node parent() const;
+  // The first child under a field of the grammar ("body", "condition", ...).
+  Node field(std::string_view name) const;
+  // Every child under that field (import names, comparison operators).
+  std::vector<Node> fields(std::string_view name) const;
+  std::uint32_t child_count() const;
+  Node child(std::uint32_t index) const;
+  // Named children, comments excluded.
+  std::vector<Node> named_children() const;
+
+  const TSNode& raw() const { return raw_; }
+  // Identity of the node within its tree (stable while the tree lives).
+  const void* id() const { return raw_.id; }
+  friend bool operator==(const Node& a, const Node& b) { return ts_node_eq(a.raw_, b.raw_); }
+
+ private:
+  TSNode raw_{};
+};
+
+}  // namespace oomlens::analyzer::python
