@@ -123,7 +123,7 @@ std::vector<std::string> refs_in_request(const DocumentAnalysis& a, const json& 
 
 const json* diagnostic_for(const DocumentAnalysis& a, const std::string& ref) {
   for (const auto& d : a.diagnostics)
-    if (d["data"]["oomlens"] == ref) return &d;
+    if (d["data"]["oomlens"].get_ref<const std::string&>() == ref) return &d;  // no json made of `ref`
   return nullptr;
 }
 
@@ -134,15 +134,16 @@ json code_actions(const DocumentAnalysis& a, const json& params, const ClientCap
   json actions = json::array();
   for (const auto& ref : refs_in_request(a, params)) {
     auto specs = actions_for(a, ref);
+    const json* diagnostic = diagnostic_for(a, ref);
     for (std::size_t k = 0; k < specs.size(); ++k) {
-      const auto& spec = specs[k];
+      auto& spec = specs[k];
       if (!kind_allowed(spec.kind, only)) continue;
       if (!client.code_action_literals) {
-        actions.push_back(spec.command);
+        actions.push_back(std::move(spec.command));
         continue;
       }
-      json action = {{"title", spec.title}, {"kind", spec.kind}, {"command", spec.command}};
-      if (const json* d = diagnostic_for(a, ref)) action["diagnostics"] = json::array({*d});
+      json action = {{"title", spec.title}, {"kind", spec.kind}, {"command", std::move(spec.command)}};
+      if (diagnostic) action["diagnostics"] = json::array({*diagnostic});
       if (spec.preferred) action["isPreferred"] = true;
       action["data"] = {{"uri", a.doc->uri}, {"version", a.doc->version}, {"ref", ref}, {"index", k}};
       // Clients that resolve lazily get the command on codeAction/resolve.

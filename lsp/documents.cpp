@@ -27,6 +27,7 @@ std::string extension_of(std::string_view uri) {
 
 struct Edited {
   std::string text;
+  std::optional<LineStarts> lines;  // of `text`, when known
   std::string error;  // empty on success
 };
 
@@ -58,6 +59,7 @@ Edited apply_changes(const Document& base, std::vector<TextChange>& changes, Pos
     TextChange& change = changes[i];
     if (!change.range) {
       edited.text = std::move(change.text);
+      edited.lines = std::move(change.lines);
       text_is_base = false;
       continue;
     }
@@ -81,6 +83,7 @@ Edited apply_changes(const Document& base, std::vector<TextChange>& changes, Pos
       text_is_base = false;
     }
     edited.text.replace(*begin, *end - *begin, change.text);
+    edited.lines.reset();
   }
   if (text_is_base) edited.text = base.text;
   return edited;
@@ -101,12 +104,15 @@ DocumentKind classify_document(std::string_view uri, std::string_view language_i
   return DocumentKind::other;
 }
 
-Document::Document(std::string uri_, std::string language_id_, std::int64_t version_, std::string text_)
+Document::Document(std::string uri_, std::string language_id_, std::int64_t version_, std::string text_,
+                   std::optional<LineStarts> lines)
     : uri(std::move(uri_)),
       language_id(std::move(language_id_)),
       version(version_),
       text(std::move(text_)),
-      kind(classify_document(uri, language_id)) {}
+      kind(classify_document(uri, language_id)) {
+  if (lines) std::call_once(lines_once_, [&] { lines_ = std::make_unique<const LineIndex>(text, std::move(*lines)); });
+}
 
 const LineIndex& Document::lines() const {
   std::call_once(lines_once_, [this] { lines_ = std::make_unique<const LineIndex>(text); });
@@ -126,9 +132,10 @@ PositionEncoding DocumentStore::position_encoding() const {
 }
 
 DocumentSnapshot DocumentStore::open(std::string uri, std::string language_id, std::int64_t version,
-                                     std::string text) {
+                                     std::string text, std::optional<LineStarts> lines) {
   std::lock_guard writer(write_mutex_);
-  auto document = std::make_shared<const Document>(uri, std::move(language_id), version, std::move(text));
+  auto document =
+      std::make_shared<const Document>(uri, std::move(language_id), version, std::move(text), std::move(lines));
   std::lock_guard lock(map_mutex_);
   documents_.insert_or_assign(std::move(uri), document);
   return document;
@@ -150,7 +157,8 @@ ChangeResult DocumentStore::change(std::string_view uri, std::int64_t version, s
   Edited edited = apply_changes(*base, changes, encoding);
   if (!edited.error.empty()) return {nullptr, fmt::format("{} (version {}): {}", uri, version, edited.error)};
 
-  auto document = std::make_shared<const Document>(base->uri, base->language_id, version, std::move(edited.text));
+  auto document = std::make_shared<const Document>(base->uri, base->language_id, version, std::move(edited.text),
+                                                  std::move(edited.lines));
   std::lock_guard lock(map_mutex_);
   documents_.insert_or_assign(base->uri, document);
   return {document, ""};

@@ -32,7 +32,10 @@ DocumentKind classify_document(std::string_view uri, std::string_view language_i
 
 class Document {
  public:
-  Document(std::string uri, std::string language_id, std::int64_t version, std::string text);
+  // `lines`, when given, are the text's line starts (found while it was
+  // read), which spares indexing the text.
+  Document(std::string uri, std::string language_id, std::int64_t version, std::string text,
+           std::optional<LineStarts> lines = std::nullopt);
   // Not copyable or movable: the line index views `text`.
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
@@ -59,6 +62,7 @@ using DocumentSnapshot = std::shared_ptr<const Document>;
 struct TextChange {
   std::optional<Range> range;
   std::string text;
+  std::optional<LineStarts> lines;  // of `text`, when known (see Document)
 };
 
 // The new snapshot, or why nothing was changed.
@@ -77,7 +81,8 @@ class DocumentStore {
   PositionEncoding position_encoding() const;
 
   // Opening an open document replaces it: the client's text is the truth.
-  DocumentSnapshot open(std::string uri, std::string language_id, std::int64_t version, std::string text);
+  DocumentSnapshot open(std::string uri, std::string language_id, std::int64_t version, std::string text,
+                        std::optional<LineStarts> lines = std::nullopt);
   // Applies the changes in order, each range read against the text left by
   // the ones before (LSP 3.17 didChange). Fails, changing nothing, for an
   // unknown URI, a version not above the current one, or a range that is

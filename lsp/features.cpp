@@ -12,7 +12,7 @@ namespace oomlens::lsp {
 using nlohmann::json;
 using vt = json::value_t;
 
-void Server::pull_diagnostics(const PendingPtr& p, const json& params) {
+void Server::pull_diagnostics(const PendingPtr& p, json& params) {
   std::string uri = document_uri(params);
   std::string previous = params.is_object() && params.contains("previousResultId") && params["previousResultId"].is_string()
                              ? params["previousResultId"].get<std::string>()
@@ -35,7 +35,7 @@ void Server::pull_diagnostics(const PendingPtr& p, const json& params) {
   });
 }
 
-void Server::hover(const PendingPtr& p, const json& params) {
+void Server::hover(const PendingPtr& p, json& params) {
   std::string uri = document_uri(params);
   const json& position = member(params, "position", vt::object);
   with_analysis(p, uri, [this, p, position](const DocumentAnalysis& a) {
@@ -43,18 +43,21 @@ void Server::hover(const PendingPtr& p, const json& params) {
   });
 }
 
-void Server::code_action(const PendingPtr& p, const json& params) {
+void Server::code_action(const PendingPtr& p, json& params) {
   std::string uri = document_uri(params);
   member(params, "range", vt::object);
-  with_analysis(p, uri, [this, p, params](const DocumentAnalysis& a) { reply(p, code_actions(a, params, client_)); });
+  // The params (with the diagnostics the client sent back) move along: no copy.
+  with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
+    reply(p, code_actions(a, params, client_));
+  });
 }
 
-void Server::code_action_resolve(const PendingPtr& p, const json& params) {
+void Server::code_action_resolve(const PendingPtr& p, json& params) {
   if (!params.is_object() || !params.contains("data") || !params["data"].is_object() || !params["data"].contains("uri") ||
       !params["data"]["uri"].is_string())
     throw ParamsError("codeAction/resolve expects an action this server made (with its data)");
   std::string uri = params["data"]["uri"].get<std::string>();
-  with_analysis(p, uri, [this, p, params](const DocumentAnalysis& a) {
+  with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
     json resolved = resolve_code_action(a, params);
     if (resolved.is_null())
       reply_error(p, ContentModified, "the document changed since this action was offered");
@@ -63,14 +66,16 @@ void Server::code_action_resolve(const PendingPtr& p, const json& params) {
   });
 }
 
-void Server::execute_command(const PendingPtr& p, const json& params) {
+void Server::execute_command(const PendingPtr& p, json& params) {
   std::string name = member(params, "command", vt::string).get<std::string>();
-  json args = params.contains("arguments") && params["arguments"].is_array() ? params["arguments"] : json::array();
+  // Moved, not copied: a selection to diagnose can be large.
+  json args = params.contains("arguments") && params["arguments"].is_array() ? std::move(params["arguments"])
+                                                                            : json::array();
   auto first_string = [&](const char* what) -> std::string {
     if (args.empty()) throw ParamsError(fmt::format("{} expects {}", name, what));
-    if (args[0].is_string()) return args[0].get<std::string>();
+    if (args[0].is_string()) return std::move(args[0].get_ref<std::string&>());
     if (args[0].is_object() && args[0].contains("text") && args[0]["text"].is_string())
-      return args[0]["text"].get<std::string>();
+      return std::move(args[0]["text"].get_ref<std::string&>());
     throw ParamsError(fmt::format("{} expects {}", name, what));
   };
 

@@ -9,6 +9,10 @@ namespace oomlens::lsp {
 namespace {
 
 constexpr std::string_view kHeaderEnd = "\r\n\r\n";
+// A body at least this large that fills the buffer is moved out, not copied.
+constexpr std::size_t kMoveBodyBytes = 64 * 1024;
+// A buffer this large shrinks again when it is mostly empty.
+constexpr std::size_t kKeepBufferBytes = 1 << 20;
 constexpr std::string_view kLineEnd = "\r\n";
 constexpr std::string_view kContentLength = "content-length";
 // What resync looks for. Not anchored to a line start: after a body whose
@@ -86,7 +90,8 @@ std::string size_text(std::size_t bytes) {
 
 }  // namespace
 
-FrameReader::FrameReader(FrameLimits limits) : limits_(limits) {}
+FrameReader::FrameReader(FrameLimits limits, BodySinkFactory make_sink)
+    : limits_(limits), make_sink_(std::move(make_sink)) {}
 
 void FrameReader::feed(std::string_view bytes) {
   compact();
@@ -97,7 +102,35 @@ void FrameReader::feed(std::string_view bytes) {
     bytes.remove_prefix(take);
     if (remaining_ == 0) state_ = State::header;
   }
+  // A body with a sink goes there directly, never through the buffer.
+  if (state_ == State::body && sink_ && buffered_bytes() == 0) {
+    auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, bytes.size()));
+    to_sink(bytes.substr(0, take));
+    bytes.remove_prefix(take);
+  }
   buffer_.append(bytes);
+}
+
+std::span<char> FrameReader::direct_space(std::size_t max) {
+  if (state_ != State::body || !sink_ || buffered_bytes() != 0 || remaining_ == 0) return {};
+  return sink_->space(static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, max)));
+}
+
+void FrameReader::commit_direct(std::size_t n) {
+  n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, n));
+  sink_->commit(n);
+  remaining_ -= n;
+}
+
+void FrameReader::to_sink(std::string_view bytes) {
+  while (!bytes.empty()) {
+    std::span<char> room = sink_->space(bytes.size());
+    std::size_t n = std::min(room.size(), bytes.size());
+    std::copy_n(bytes.data(), n, room.data());
+    sink_->commit(n);
+    remaining_ -= n;
+    bytes.remove_prefix(n);
+  }
 }
 
 FrameEvent FrameReader::next() {
@@ -179,15 +212,35 @@ std::optional<FrameEvent> FrameReader::read_header() {
   }
   state_ = State::body;
   remaining_ = length;
+  body_length_ = length;
+  if (make_sink_ && length >= limits_.sink_min_bytes) sink_ = make_sink_(static_cast<std::size_t>(length));
   return std::nullopt;
 }
 
 std::optional<FrameEvent> FrameReader::read_body() {
+  if (sink_) {
+    auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, buffered_bytes()));
+    to_sink(unread().substr(0, take));
+    consumed_ += take;
+    if (remaining_ > 0) return NeedMoreBytes{};
+    state_ = State::header;
+    return FramedMessage{{}, std::move(sink_)};
+  }
   std::string_view data = unread();
   if (data.size() < remaining_) return NeedMoreBytes{};
   auto length = static_cast<std::size_t>(remaining_);
-  FramedMessage message{std::string(data.substr(0, length))};
-  consumed_ += length;
+  FramedMessage message;
+  if (consumed_ == 0 && length >= kMoveBodyBytes) {
+    // The body starts the buffer (feed() compacted it): hand the buffer over
+    // rather than copy a large body, and keep only what follows it.
+    std::string rest = buffer_.substr(length);
+    buffer_.resize(length);
+    message.body = std::move(buffer_);
+    buffer_ = std::move(rest);
+  } else {
+    message.body.assign(data.substr(0, length));
+    consumed_ += length;
+  }
   remaining_ = 0;
   state_ = State::header;
   return message;
@@ -223,10 +276,12 @@ std::optional<FramingError> FrameReader::at_eof() {
     error = FramingError{fmt::format("input ended inside a header block ({} bytes: {})", pending,
                                      quoted(unread()))};
   } else if (state_ == State::body) {
-    error = FramingError{fmt::format("input ended after {} of {} body bytes", pending, remaining_)};
+    std::uint64_t received = sink_ ? body_length_ - remaining_ : pending;
+    error = FramingError{fmt::format("input ended after {} of {} body bytes", received, body_length_)};
   }
   // Skip and resync only drop bytes after an error already reported.
-  *this = FrameReader(limits_);
+  FrameReader fresh(limits_, std::move(make_sink_));
+  *this = std::move(fresh);
   return error;
 }
 
@@ -236,6 +291,9 @@ void FrameReader::compact() {
   if (consumed_ == 0) return;
   buffer_.erase(0, consumed_);
   consumed_ = 0;
+  // After a large body (fed without a sink) the buffer would keep its room
+  // for good: give it back once little of it is used.
+  if (buffer_.capacity() > kKeepBufferBytes && buffer_.size() < buffer_.capacity() / 4) buffer_.shrink_to_fit();
 }
 
 std::string frame(std::string_view body) {

@@ -1,8 +1,18 @@
 #include "lsp/jsonrpc.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <new>
+#include <utility>
+#include <vector>
+
+#include <sys/mman.h>
+
+#if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 namespace oomlens::lsp {
 namespace {
@@ -70,13 +80,480 @@ Message parse_response(json& message, const json& id, bool id_ok) {
   return response;
 }
 
+// ---- large strings -------------------------------------------------------
+//
+// nlohmann's lexer reads a byte at a time and grows its token a byte at a
+// time: a didOpen of a 100 MiB log spends seconds there. Strings of at least
+// kLargeStringBytes are instead validated and unescaped here, 16 bytes at a
+// time, and the rest of the body (its "skeleton", where each large string is
+// a placeholder) goes to nlohmann, whose tree then gets the strings back.
+// Whatever is unusual (any error, a placeholder in a key, a string that
+// happens to equal the placeholder) goes to nlohmann's whole-body parse, so
+// results and errors stay nlohmann's.
+
+#if !defined(__SSE2__) || defined(OOMLENS_NO_SIMD)
+// Without SSE2, plain bytes go 8 at a time.
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+
+// Whether one of 8 bytes needs a closer look: not ASCII, a control
+// character, a backslash or a quote. (For ASCII bytes each test is exact
+// about "some byte": the borrows that can make it name the wrong byte never
+// make it see one that is not there.)
+inline bool special_word(std::uint64_t w) {
+  std::uint64_t control = (w - kOnes * 0x20) & ~w;
+  std::uint64_t b = w ^ (kOnes * static_cast<unsigned char>('\\'));
+  std::uint64_t q = w ^ (kOnes * static_cast<unsigned char>('"'));
+  return ((w | control | ((b - kOnes) & ~b) | ((q - kOnes) & ~q)) & kHighs) != 0;
+}
+#endif
+
+inline bool plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+// The length (2 to 4) of the well-formed UTF-8 sequence that starts at p[0]
+// (>= 0x80), per the Unicode standard's table 3-7 as nlohmann checks it: 0
+// when it is ill-formed, -1 when `available` bytes cannot tell yet.
+int utf8_sequence(const unsigned char* p, std::size_t available) {
+  unsigned char lead = p[0];
+  int length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  for (int k = 1; k < length; ++k) {
+    if (static_cast<std::size_t>(k) >= available) return -1;
+    unsigned char b = p[k];
+    if (b < (k == 1 ? low : 0x80) || b > (k == 1 ? high : 0xBF)) return 0;
+  }
+  return length;
+}
+
+int hex_digit(unsigned char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  unsigned char lower = c | 0x20;  // 'A'-'F' -> 'a'-'f'; nothing else lands there
+  if (lower >= 'a' && lower <= 'f') return lower - 'a' + 10;
+  return -1;
+}
+
+// The value of 4 hex digits, or -1.
+int hex4(const unsigned char* p) {
+  int value = 0;
+  for (int k = 0; k < 4; ++k) {
+    int d = hex_digit(p[k]);
+    if (d < 0) return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+// Writes code point `cp` as UTF-8 at `o`; returns the end.
+char* put_utf8(char* o, std::uint32_t cp) {
+  if (cp < 0x80) {
+    *o++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *o++ = static_cast<char>(0xC0 | (cp >> 6));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *o++ = static_cast<char>(0xE0 | (cp >> 12));
+    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *o++ = static_cast<char>(0xF0 | (cp >> 18));
+    *o++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return o;
+}
+
+enum class Step {
+  end,        // at the closing quote
+  need_more,  // the bytes so far are fine; the rest has not arrived
+  invalid,    // not a JSON string
+};
+
+// Room unescape_some needs past the JSON text it reads: a value is never
+// longer than its text, but whole blocks are stored at once.
+constexpr std::size_t kSlack = 16;
+
+// Unescapes raw[pos, size), up to the string's closing quote, to out[w...],
+// which must have room for (size - pos) + kSlack bytes. Leaves `pos` at the
+// first byte it has not used (the closing quote at the end) and `w` after
+// the last byte written.
+Step unescape_some(const char* raw, std::size_t size, std::size_t& pos, char* out, std::size_t& w,
+                   LineStartsBuilder* lines = nullptr) {
+  const auto* p = reinterpret_cast<const unsigned char*>(raw);
+  std::size_t i = pos;
+  char* o = out + w;
+  auto stop = [&](Step step) {
+    pos = i;
+    w = static_cast<std::size_t>(o - out);
+    return step;
+  };
+  for (;;) {
+    // Plain bytes go through a block at a time (stored before they are
+    // looked at: what follows a special byte is overwritten or never used).
+#if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (i + 16 <= size) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
+      // Signed: bytes from 0x80 up count as below 0x20 too.
+      __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                     _mm_cmplt_epi8(v, space));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      if (mask != 0) {
+        auto k = static_cast<std::size_t>(__builtin_ctz(mask));
+        i += k;
+        o += k;
+        break;
+      }
+      i += 16;
+      o += 16;
+    }
+#else
+    while (i + 8 <= size) {
+      std::uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      if (special_word(word)) break;
+      std::memcpy(o, &word, 8);
+      i += 8;
+      o += 8;
+    }
+#endif
+    while (i < size && plain_byte(p[i])) *o++ = static_cast<char>(p[i++]);
+    if (i >= size) return stop(Step::need_more);
+    unsigned char c = p[i];
+    if (c >= 0x80) {
+      // Characters beyond ASCII tend to come in runs (progress bars, text
+      // in other scripts): stay here for the run.
+      do {
+        int length = utf8_sequence(p + i, size - i);
+        if (length == 0) return stop(Step::invalid);
+        if (length < 0) return stop(Step::need_more);
+        for (int k = 0; k < length; ++k) *o++ = static_cast<char>(p[i++]);
+      } while (i < size && p[i] >= 0x80);
+      continue;
+    }
+    if (c == '"') return stop(Step::end);
+    if (c != '\\') return stop(Step::invalid);  // a control character
+    if (i + 1 >= size) return stop(Step::need_more);
+    std::size_t used = 2;
+    switch (p[i + 1]) {
+      case '"': *o++ = '"'; break;
+      case '\\': *o++ = '\\'; break;
+      case '/': *o++ = '/'; break;
+      case 'b': *o++ = '\b'; break;
+      case 'f': *o++ = '\f'; break;
+      case 'n':
+        if (lines) lines->line_end('\n', static_cast<std::size_t>(o - out));
+        *o++ = '\n';
+        break;
+      case 'r':
+        if (lines) lines->line_end('\r', static_cast<std::size_t>(o - out));
+        *o++ = '\r';
+        break;
+      case 't': *o++ = '\t'; break;
+      case 'u': {
+        if (i + 6 > size) return stop(Step::need_more);
+        int unit = hex4(p + i + 2);
+        if (unit < 0) return stop(Step::invalid);
+        auto cp = static_cast<std::uint32_t>(unit);
+        used = 6;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return stop(Step::invalid);  // a low surrogate first
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          // Must be followed by "\u" and a low surrogate.
+          if ((i + 6 < size && p[i + 6] != '\\') || (i + 7 < size && p[i + 7] != 'u')) return stop(Step::invalid);
+          if (i + 12 > size) return stop(Step::need_more);
+          int low = hex4(p + i + 8);
+          if (low < 0xDC00 || low > 0xDFFF) return stop(Step::invalid);
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<std::uint32_t>(low) - 0xDC00);
+          used = 12;
+        }
+        if (lines && (cp == '\n' || cp == '\r')) lines->line_end(static_cast<char>(cp), static_cast<std::size_t>(o - out));
+        o = put_utf8(o, cp);
+        break;
+      }
+      default: return stop(Step::invalid);
+    }
+    i += used;
+  }
+}
+
+// Asks for transparent huge pages on a large buffer about to be written:
+// faulting in 100 MiB a 4 KiB page at a time costs more than copying it.
+void advise_huge_pages(void* data, std::size_t size) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = 2u << 20;
+  if (size < 2 * kHuge) return;
+  auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)size;
+#endif
+}
+
+// What stands in the skeleton for a large string: the start of its JSON
+// text (the closing quote follows as for any string), and the value nlohmann
+// reads from it (which a real string could have too: then the count is off).
+constexpr std::string_view kPlaceholderOpen = "\"\\u0000oomlens:large-string\\u0000";
+constexpr char kPlaceholderBytes[] = "\0oomlens:large-string\0";
+const std::string kPlaceholderValue(kPlaceholderBytes, sizeof kPlaceholderBytes - 1);
+
+// Counts the placeholders of a skeleton (and checks that it is JSON).
+struct PlaceholderCounter {
+  std::size_t values = 0;
+  std::size_t keys = 0;
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t) { return true; }
+  bool number_unsigned(json::number_unsigned_t) { return true; }
+  bool number_float(json::number_float_t, const std::string&) { return true; }
+  bool string(std::string& s) {
+    values += s == kPlaceholderValue;
+    return true;
+  }
+  bool binary(json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return true; }
+  bool key(std::string& s) {
+    keys += s == kPlaceholderValue;
+    return true;
+  }
+  bool end_object() { return true; }
+  bool start_array(std::size_t) { return true; }
+  bool end_array() { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+};
+
+// How much of a body an IncrementalMessage holds at a time.
+constexpr std::size_t kWindowBytes = 1 << 20;
+
+// nlohmann reads it all.
+Message parse_whole(std::string_view body);
+Message classify(json message);
+
+}  // namespace
+
+// Reads a body a piece at a time, in order: copies what is not in a large
+// string to the skeleton, unescapes the large strings. The pieces need not
+// be kept: when something is wrong, the skeleton and the rest of the bytes
+// rebuild a text that nlohmann refuses exactly as it would the body (each
+// large string that was fine turns into a string of as many plain bytes,
+// which keeps every line and column where it was).
+class IncrementalMessage::Scanner {
+ public:
+  explicit Scanner(std::size_t length) : length_(length) {}
+
+  // Reads data[0, size): first what the last call left unused, then the
+  // next bytes. Returns how much it used; the rest (at most 11 bytes of an
+  // escape or character cut off by the end of the data) comes first next time.
+  std::size_t advance(const char* data, std::size_t size) {
+    std::size_t i = advance_unchecked(data, size);
+    offset_ += i;
+    return i;
+  }
+
+  // After the whole body; `rest` is what advance() left unused.
+  Message finish(std::string_view rest) {
+    if (!failed_ && !in_string_ && rest.empty()) {
+      if (large_.empty()) return parse_whole(skeleton_);  // the skeleton is the body
+      PlaceholderCounter counter;
+      if (json::sax_parse(skeleton_, &counter)) {
+        if (counter.keys != 0 || counter.values != values_.size()) return parse_whole(rebuild_exact());
+        // Each value keeps its bytes wherever it moves (into the tree, then
+        // into a document): that is how a document finds its line starts.
+        std::vector<StringLines> lines;
+        for (std::size_t k = 0; k < values_.size(); ++k)
+          lines.push_back({values_[k].data(), values_[k].size(), std::move(starts_[k])});
+        std::size_t next = 0;
+        json::parser_callback_t splice = [&](int, json::parse_event_t event, json& parsed) {
+          if (event == json::parse_event_t::value && parsed.is_string() &&
+              parsed.get_ref<const std::string&>() == kPlaceholderValue)
+            parsed = std::move(values_[next++]);
+          return true;
+        };
+        Message message = classify(json::parse(skeleton_, splice));
+        if (auto* n = std::get_if<Notification>(&message)) n->string_lines = std::move(lines);
+        return message;
+      }
+    }
+    return parse_whole(rebuild_equivalent(rest));
+  }
+
+ private:
+  struct Large {
+    std::size_t offset;     // of its kPlaceholderOpen in the skeleton
+    std::size_t raw_bytes;  // of its JSON text (once it ended)
+  };
+
+  std::size_t advance_unchecked(const char* data, std::size_t size) {
+    if (failed_) {
+      tail_.append(data, size);
+      return size;
+    }
+    std::size_t i = 0;
+    while (i < size) {
+      if (!in_string_) {
+        // Only strings hold quotes: outside them a quote starts one.
+        const void* quote = std::memchr(data + i, '"', size - i);
+        std::size_t end = quote ? static_cast<std::size_t>(static_cast<const char*>(quote) - data) + 1 : size;
+        skeleton_.append(data + i, end - i);
+        if (quote) {
+          in_string_ = true;
+          is_large_ = false;
+          raw_len_ = 0;
+          string_offset_ = offset_ + end;
+          quote_at_ = skeleton_.size() - 1;
+          value_len_ = 0;  // value_ keeps its size: room made once serves every small string
+          lines_.reset();
+        }
+        i = end;
+        continue;
+      }
+      // A string not known to be large yet is read a little past the point
+      // where it would be (kSlack covers any escape cut off there), so that
+      // a body of many small strings makes little room for each.
+      std::size_t limit = is_large_ ? size : std::min(size, i + (kLargeStringBytes - raw_len_) + kSlack);
+      // Grows only: the value's length is value_len_ until the string ends.
+      std::size_t room = value_len_ + (limit - i) + kSlack;
+      if (value_.size() < room) value_.resize(room);
+      std::size_t pos = i;
+      Step step = unescape_some(data, limit, pos, value_.data(), value_len_, &lines_);
+      if (step == Step::invalid) {
+        // nlohmann says what is wrong: keep the bytes from here as they are.
+        failed_ = true;
+        tail_.append(data + i, size - i);
+        return size;
+      }
+      std::size_t used = pos - i;
+      if (!is_large_ && raw_len_ + used >= kLargeStringBytes) {
+        become_large();
+      } else if (!is_large_) {
+        skeleton_.append(data + i, used);
+      }
+      raw_len_ += used;
+      i = pos;
+      if (step == Step::need_more) {
+        if (limit == size) break;
+        continue;  // the string is large now: the rest of the data is its
+      }
+      skeleton_.push_back('"');  // the closing quote
+      ++i;
+      in_string_ = false;
+      if (is_large_) {
+        large_.back().raw_bytes = raw_len_;
+        value_.resize(value_len_);
+        if (value_.capacity() > 2 * value_.size() + 65536) value_.shrink_to_fit();
+        values_.push_back(std::move(value_));
+        value_ = std::string();
+        starts_.push_back(std::move(lines_).finish());
+      }
+    }
+    return i;
+  }
+
+  // The string read so far has kLargeStringBytes of JSON text: its value
+  // stays out of the skeleton.
+  void become_large() {
+    skeleton_.resize(quote_at_);
+    large_.push_back({skeleton_.size(), 0});
+    skeleton_.append(kPlaceholderOpen);
+    is_large_ = true;
+    // The first is normally a document's text, and most of the body: room
+    // for all of it at once (a value is never longer than its JSON text).
+    std::size_t left = length_ > string_offset_ ? length_ - string_offset_ : 0;
+    value_.reserve((large_.size() == 1 ? left : std::min(left, 4 * kLargeStringBytes)) + kSlack);
+    if (large_.size() == 1) advise_huge_pages(value_.data(), value_.capacity());
+  }
+
+  // The skeleton with each large string written out again.
+  template <typename Write>
+  std::string rebuild(Write write) const {
+    std::string out;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < large_.size(); ++k) {
+      out.append(skeleton_, at, large_[k].offset - at);
+      write(out, k);
+      at = large_[k].offset + kPlaceholderOpen.size();
+    }
+    out.append(skeleton_, at);
+    return out;
+  }
+
+  // A text with the body's values (the count of placeholders was off).
+  std::string rebuild_exact() const {
+    return rebuild([&](std::string& out, std::size_t k) {
+      std::string text = json(values_[k]).dump();
+      out.append(text, 0, text.size() - 1);  // the skeleton has the closing quote
+    });
+  }
+
+  // A text nlohmann reads as it would the body: the same bytes where it
+  // matters, and as many plain bytes in the large strings (none of which
+  // held a raw line end, a control character).
+  std::string rebuild_equivalent(std::string_view rest) const {
+    std::string out = rebuild([&](std::string& o, std::size_t k) {
+      bool open = k + 1 == large_.size() && in_string_ && is_large_;
+      o.push_back('"');
+      o.append(open ? raw_len_ : large_[k].raw_bytes, 'a');
+    });
+    out.append(tail_);
+    out.append(rest);
+    return out;
+  }
+
+  std::size_t length_;            // of the whole body
+  std::size_t offset_ = 0;        // of the next byte advance() reads, in the body
+  bool in_string_ = false;
+  bool is_large_ = false;         // the current string is large
+  std::size_t raw_len_ = 0;       // bytes of its JSON text read so far
+  std::size_t string_offset_ = 0; // where its text starts in the body
+  std::size_t quote_at_ = 0;      // where its opening quote is in the skeleton
+  std::string value_;             // its value so far: value_len_ bytes (and room after them)
+  std::size_t value_len_ = 0;
+  LineStartsBuilder lines_;       // and where its lines start
+  bool failed_ = false;           // something is not JSON: nlohmann reports it
+  std::string skeleton_;
+  std::string tail_;              // after a failure: the bytes from where it was found
+  std::vector<Large> large_;
+  std::vector<std::string> values_;
+  std::vector<LineStarts> starts_;  // of each value
+};
+
+namespace {
+
 Message parse_unchecked(std::string_view body) {
+  if (body.size() < kFastPathBodyBytes) return parse_whole(body);
+  IncrementalMessage::Scanner scanner(body.size());
+  std::size_t used = scanner.advance(body.data(), body.size());
+  return scanner.finish(body.substr(used));
+}
+
+Message parse_whole(std::string_view body) {
   json message;
   try {
     message = json::parse(body.begin(), body.end());
   } catch (const json::parse_error& error) {
     return Invalid{nullptr, ParseError, describe(error)};
   }
+  return classify(std::move(message));
+}
+
+Message classify(json message) {
   if (!message.is_object()) {
     return Invalid{nullptr, InvalidRequest,
                    message.is_array() ? "batches are not supported by LSP" : "message is not a JSON object"};
@@ -108,19 +585,60 @@ Message parse_unchecked(std::string_view body) {
 
   std::string name = method->get<std::string>();
   if (has_id) return Request{std::move(id), std::move(name), params_of(message)};
-  return Notification{std::move(name), params_of(message)};
+  return Notification{std::move(name), params_of(message), {}};
 }
 
-}  // namespace
-
-Message parse_message(std::string_view body) noexcept {
+template <typename Parse>
+Message parse_guarded(Parse parse) noexcept {
   try {
-    return parse_unchecked(body);
+    return parse();
   } catch (const std::bad_alloc&) {
     return Invalid{nullptr, InternalError, "out of memory while reading the message"};
   } catch (const std::exception& error) {
     return Invalid{nullptr, InternalError, std::string("could not read the message: ") + error.what()};
   }
+}
+
+}  // namespace
+
+Message parse_message(std::string_view body) noexcept {
+  return parse_guarded([&] { return parse_unchecked(body); });
+}
+
+std::optional<std::string> unescape_json_string(std::string_view raw) {
+  std::string out(raw.size() + kSlack, '\0');
+  std::size_t pos = 0;
+  std::size_t length = 0;
+  Step step = unescape_some(raw.data(), raw.size(), pos, out.data(), length);
+  out.resize(length);
+  // All of it, up to where the closing quote would be: a quote before the
+  // end is one nlohmann would not have let through, and need_more short of
+  // the end is an escape or character cut off.
+  if (step != Step::need_more || pos != raw.size()) return std::nullopt;
+  return out;
+}
+
+IncrementalMessage::IncrementalMessage(std::size_t length)
+    : length_(length), window_(new char[kWindowBytes]), scanner_(std::make_unique<Scanner>(length)) {}
+
+IncrementalMessage::~IncrementalMessage() = default;
+
+std::span<char> IncrementalMessage::space(std::size_t max) {
+  std::size_t room = std::min({max, kWindowBytes - held_, length_ - received_});
+  return {window_.get() + held_, room};
+}
+
+void IncrementalMessage::commit(std::size_t n) {
+  n = std::min(n, length_ - received_);
+  received_ += n;
+  std::size_t size = held_ + n;
+  std::size_t used = scanner_->advance(window_.get(), size);
+  held_ = size - used;
+  std::memmove(window_.get(), window_.get() + used, held_);
+}
+
+Message IncrementalMessage::finish() noexcept {
+  return parse_guarded([&] { return scanner_->finish(std::string_view(window_.get(), held_)); });
 }
 
 json make_result(const RequestId& id, json result) {
@@ -145,8 +663,166 @@ json make_request(const RequestId& id, std::string_view method, json params) {
   return message;
 }
 
+namespace {
+
+// Appends to a string through a raw pointer: one call per piece of room
+// instead of one per character.
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out), used_(out.size()) {}
+  ~Writer() { out_.resize(used_); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Room for n more bytes at at().
+  char* room(std::size_t n) {
+    if (out_.size() - used_ < n) grow(n);
+    return out_.data() + used_;
+  }
+  void wrote(std::size_t n) { used_ += n; }
+  void put(char c) {
+    *room(1) = c;
+    ++used_;
+  }
+  void put(std::string_view text) {
+    std::memcpy(room(text.size()), text.data(), text.size());
+    used_ += text.size();
+  }
+  // Forgets what was written after `mark`.
+  std::size_t mark() const { return used_; }
+  void back_to(std::size_t mark) { used_ = mark; }
+
+ private:
+  void grow(std::size_t n) { out_.resize(std::max(2 * out_.size(), used_ + n + 256)); }
+
+  std::string& out_;
+  std::size_t used_;  // the bytes written; out_ may be longer (room)
+};
+
+// The text nlohmann's dump(-1, ' ', false, replace) writes, faster: strings,
+// the bulk of a reply (diagnostics, hovers, code actions), go through in
+// blocks instead of a byte at a time through a UTF-8 decoder. Anything
+// unusual (a float, a string that is not UTF-8) is left to nlohmann.
+void write_string(Writer& out, const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::size_t start = out.mark();
+  out.put('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t n = text.size();
+  std::size_t i = 0;
+  std::size_t run = 0;  // start of the bytes that go out as they are
+  for (;;) {
+#if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                     _mm_cmplt_epi8(v, space));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      if (mask != 0) {
+        i += static_cast<std::size_t>(__builtin_ctz(mask));
+        break;
+      }
+      i += 16;
+    }
+#endif
+    while (i < n && plain_byte(p[i])) ++i;
+    if (i < n && p[i] >= 0x80) {
+      int length = utf8_sequence(p + i, n - i);
+      if (length <= 0) {  // not UTF-8: nlohmann decides what replaces what
+        out.back_to(start);
+        out.put(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
+        return;
+      }
+      i += static_cast<std::size_t>(length);
+      continue;
+    }
+    char* o = out.room(i - run + 6);
+    char* const begin = o;
+    std::memcpy(o, p + run, i - run);
+    o += i - run;
+    if (i < n) {
+      unsigned char c = p[i++];
+      *o++ = '\\';
+      switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+          *o++ = 'u';
+          *o++ = '0';
+          *o++ = '0';
+          *o++ = kHex[c >> 4];
+          *o++ = kHex[c & 0xF];
+      }
+    }
+    out.wrote(static_cast<std::size_t>(o - begin));
+    run = i;
+    if (i >= n) break;
+  }
+  out.put('"');
+}
+
+void write_json(Writer& out, const json& value) {
+  switch (value.type()) {
+    case json::value_t::object: {
+      out.put('{');
+      bool first = true;
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (!first) out.put(',');
+        first = false;
+        write_string(out, it.key());
+        out.put(':');
+        write_json(out, it.value());
+      }
+      out.put('}');
+      return;
+    }
+    case json::value_t::array: {
+      out.put('[');
+      bool first = true;
+      for (const auto& element : value) {
+        if (!first) out.put(',');
+        first = false;
+        write_json(out, element);
+      }
+      out.put(']');
+      return;
+    }
+    case json::value_t::string: write_string(out, value.get_ref<const std::string&>()); return;
+    case json::value_t::boolean: out.put(value.get<bool>() ? std::string_view("true") : std::string_view("false")); return;
+    case json::value_t::null: out.put(std::string_view("null")); return;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: {
+      char* o = out.room(24);
+      auto [end, ec] = value.is_number_unsigned() ? std::to_chars(o, o + 24, value.get<std::uint64_t>())
+                                                  : std::to_chars(o, o + 24, value.get<std::int64_t>());
+      out.wrote(static_cast<std::size_t>(end - o));
+      return;
+    }
+    default:  // floats, binary, discarded: nlohmann's own formatting
+      out.put(value.dump(-1, ' ', false, json::error_handler_t::replace));
+      return;
+  }
+}
+
+}  // namespace
+
 std::string serialize(const json& message) {
-  return message.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  std::string out;
+  serialize_to(message, out);
+  return out;
+}
+
+void serialize_to(const json& message, std::string& out) {
+  Writer writer(out);
+  write_json(writer, message);
 }
 
 }  // namespace oomlens::lsp

@@ -15,6 +15,10 @@ const nlohmann::json& member(const nlohmann::json& object, const char* key, nloh
   return *it;
 }
 
+nlohmann::json& member(nlohmann::json& object, const char* key, nlohmann::json::value_t type) {
+  return const_cast<nlohmann::json&>(member(static_cast<const nlohmann::json&>(object), key, type));
+}
+
 std::string document_uri(const nlohmann::json& params) {
   const auto& doc = member(params, "textDocument", nlohmann::json::value_t::object);
   return member(doc, "uri", nlohmann::json::value_t::string).get<std::string>();

@@ -17,5 +17,7 @@ struct ParamsError : std::runtime_error {
 std::string document_uri(const nlohmann::json& params);
 // A member of an object, required to have the given type.
 const nlohmann::json& member(const nlohmann::json& object, const char* key, nlohmann::json::value_t type);
+// The same, to move a value out (a document's text).
+nlohmann::json& member(nlohmann::json& object, const char* key, nlohmann::json::value_t type);
 
 }  // namespace oomlens::lsp

@@ -99,6 +99,18 @@ std::size_t code_units(std::string_view text, PositionEncoding encoding) {
   return units;
 }
 
+LineStarts LineStartsBuilder::finish() && {
+  starts_.has_bare_cr = crs_ > pairs_;
+  if (starts_.has_bare_cr) starts_.newline = std::move(newline_);
+  return std::move(starts_);
+}
+
+LineIndex::LineIndex(std::string_view text, LineStarts starts)
+    : text_(text),
+      line_starts_(std::move(starts.lsp)),
+      has_bare_cr_(starts.has_bare_cr),
+      newline_starts_(std::move(starts.newline)) {}
+
 LineIndex::LineIndex(std::string_view text) : text_(text) {
   line_starts_.push_back(0);
   // Two memchr cursors instead of a byte loop: line ends are sparse, and

@@ -47,11 +47,60 @@ struct ByteRange {
 // Code units `text` takes in `encoding` (for UTF-8: its size).
 std::size_t code_units(std::string_view text, PositionEncoding encoding);
 
+// Where the lines of a text start, as LineIndex keeps them.
+struct LineStarts {
+  std::vector<std::size_t> lsp{0};  // after "\n", "\r\n" and a bare "\r"
+  bool has_bare_cr = false;
+  std::vector<std::size_t> newline;  // after "\n" only (with 0 first); only when has_bare_cr
+};
+
+// Collects LineStarts from the line-end characters of a text as its writer
+// puts them down (the JSON reader unescaping a document's text sees every
+// '\n' and '\r' go by), so that no pass over the text is needed afterwards.
+class LineStartsBuilder {
+ public:
+  // A '\n' or '\r' at byte `at`; calls come in increasing order of `at`.
+  void line_end(char c, std::size_t at) {
+    if (c == '\n') {
+      if (after_cr_ == at) {  // "\r\n": one line end
+        starts_.lsp.back() = at + 1;
+        ++pairs_;
+      } else {
+        starts_.lsp.push_back(at + 1);
+      }
+      newline_.push_back(at + 1);
+    } else {
+      starts_.lsp.push_back(at + 1);
+      after_cr_ = at + 1;
+      ++crs_;
+    }
+  }
+  LineStarts finish() &&;
+  // Starts over for another text, keeping the room already made.
+  void reset() {
+    starts_.lsp.assign(1, 0);
+    starts_.has_bare_cr = false;
+    starts_.newline.clear();
+    newline_.assign(1, 0);
+    after_cr_ = SIZE_MAX;
+    crs_ = pairs_ = 0;
+  }
+
+ private:
+  LineStarts starts_;
+  std::vector<std::size_t> newline_{0};
+  std::size_t after_cr_ = SIZE_MAX;  // just after the last '\r' (none yet: no '\n' is there)
+  std::size_t crs_ = 0;
+  std::size_t pairs_ = 0;
+};
+
 // Line starts of one text, found in one pass; conversions then cost a binary
 // search plus a walk along one line. Holds a view: the text must outlive it.
 class LineIndex {
  public:
   explicit LineIndex(std::string_view text);
+  // With line starts already known (they must be those of `text`).
+  LineIndex(std::string_view text, LineStarts starts);
 
   std::string_view text() const { return text_; }
   // LSP lines; at least 1. "a\n" has 2 (the second empty).

@@ -13,8 +13,30 @@ using nlohmann::json;
 Server::Server(ServerIo io) : io_(std::move(io)) {}
 Server::~Server() = default;
 
-void Server::on_message(std::string_view body) {
-  Message message = parse_message(body);
+namespace {
+
+// Only a document's text (didOpen, a full didChange) may take the framing's
+// whole limit; anything else this large is skipped as an oversized frame
+// always was, unanswered.
+constexpr std::size_t kMaxMessageBytes = 64 * 1024 * 1024;
+
+bool may_be_large(const Message& message) {
+  const auto* n = std::get_if<Notification>(&message);
+  return n && (n->method == "textDocument/didOpen" || n->method == "textDocument/didChange");
+}
+
+}  // namespace
+
+void Server::on_message(std::string_view body) { dispatch(parse_message(body), body.size()); }
+
+void Server::on_message(IncrementalMessage& body) { dispatch(body.finish(), body.size()); }
+
+void Server::dispatch(Message message, std::size_t body_bytes) {
+  if (body_bytes > kMaxMessageBytes && !may_be_large(message)) {
+    io_.log(fmt::format("message of {} bytes skipped: only a document's text may be larger than {} MiB", body_bytes,
+                        kMaxMessageBytes >> 20));
+    return;
+  }
   if (auto* r = std::get_if<Request>(&message)) {
     on_request(std::move(*r));
   } else if (auto* n = std::get_if<Notification>(&message)) {
@@ -81,7 +103,7 @@ void Server::on_request(Request request) {
   }
 }
 
-void Server::on_notification(const Notification& n) {
+void Server::on_notification(Notification& n) {
   static const std::map<std::string, NotificationHandler, std::less<>> handlers = {
       {"initialized", &Server::initialized},
       {"exit", &Server::exit_notification},
@@ -97,11 +119,13 @@ void Server::on_notification(const Notification& n) {
   if (phase_ == Phase::uninitialized && n.method != "exit") return;
   auto it = handlers.find(n.method);
   if (it == handlers.end()) return;
+  string_lines_ = &n.string_lines;
   try {
     (this->*(it->second))(n.params);
   } catch (const std::exception& e) {
     io_.log(fmt::format("{} ignored: {}", n.method, e.what()));
   }
+  string_lines_ = nullptr;
 }
 
 void Server::on_response(const Response& r) {
@@ -134,7 +158,7 @@ void Server::send_request(std::string_view method, json params, std::function<vo
 
 void Server::notify(std::string_view method, json params) { io_.send(make_notification(method, std::move(params))); }
 
-void Server::initialize(const PendingPtr& p, const json& params) {
+void Server::initialize(const PendingPtr& p, json& params) {
   if (phase_ != Phase::uninitialized) {
     reply_error(p, InvalidRequest, "initialize was already received");
     return;
@@ -151,11 +175,11 @@ void Server::initialize(const PendingPtr& p, const json& params) {
             {"serverInfo", {{"name", "oomlens"}, {"version", OOMLENS_VERSION}}}});
 }
 
-void Server::initialized(const json&) {
+void Server::initialized(json&) {
   if (client_.configuration) request_configuration();
 }
 
-void Server::shutdown(const PendingPtr& p, const json&) {
+void Server::shutdown(const PendingPtr& p, json&) {
   shutdown_requested_ = true;
   phase_ = Phase::shut_down;
   for (auto& [uri, slot] : analyses_)
@@ -173,9 +197,9 @@ void Server::shutdown(const PendingPtr& p, const json&) {
   reply(p, nullptr);
 }
 
-void Server::exit_notification(const json&) { finished_ = true; }
+void Server::exit_notification(json&) { finished_ = true; }
 
-void Server::cancel_request(const json& params) {
+void Server::cancel_request(json& params) {
   if (!params.is_object() || !params.contains("id")) return;
   auto it = pending_.find(params["id"].dump());
   if (it == pending_.end()) return;  // already answered: nothing to do
@@ -184,6 +208,6 @@ void Server::cancel_request(const json& params) {
   reply_error(p, RequestCancelled, "request cancelled");
 }
 
-void Server::set_trace(const json&) {}
+void Server::set_trace(json&) {}
 
 }  // namespace oomlens::lsp

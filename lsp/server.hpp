@@ -39,6 +39,8 @@ class Server {
 
   // Everything below runs on the protocol thread.
   void on_message(std::string_view body);
+  // A large body that was read (and partly parsed) as it arrived.
+  void on_message(IncrementalMessage& body);
   void on_framing_error(std::string_view description);
   void on_input_end();
 
@@ -56,30 +58,31 @@ class Server {
     std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
   };
   using PendingPtr = std::shared_ptr<Pending>;
-  using Handler = void (Server::*)(const PendingPtr&, const nlohmann::json&);
-  using NotificationHandler = void (Server::*)(const nlohmann::json&);
+  using Handler = void (Server::*)(const PendingPtr&, nlohmann::json&);
+  using NotificationHandler = void (Server::*)(nlohmann::json&);
 
   // Lifecycle and dispatch (server.cpp).
+  void dispatch(Message message, std::size_t body_bytes);
   void on_request(Request request);
-  void on_notification(const Notification& n);
+  void on_notification(Notification& n);
   void on_response(const Response& r);
   void reply(const PendingPtr& p, nlohmann::json result);
   void reply_error(const PendingPtr& p, int code, std::string_view message);
   void send_request(std::string_view method, nlohmann::json params, std::function<void(const Response&)> on_reply);
   void notify(std::string_view method, nlohmann::json params);
 
-  void initialize(const PendingPtr& p, const nlohmann::json& params);
-  void shutdown(const PendingPtr& p, const nlohmann::json& params);
-  void initialized(const nlohmann::json& params);
-  void exit_notification(const nlohmann::json& params);
-  void cancel_request(const nlohmann::json& params);
-  void set_trace(const nlohmann::json& params);
+  void initialize(const PendingPtr& p, nlohmann::json& params);
+  void shutdown(const PendingPtr& p, nlohmann::json& params);
+  void initialized(nlohmann::json& params);
+  void exit_notification(nlohmann::json& params);
+  void cancel_request(nlohmann::json& params);
+  void set_trace(nlohmann::json& params);
 
   // Documents and their analyses (text_sync.cpp).
-  void did_open(const nlohmann::json& params);
-  void did_change(const nlohmann::json& params);
-  void did_close(const nlohmann::json& params);
-  void did_save(const nlohmann::json& params);
+  void did_open(nlohmann::json& params);
+  void did_change(nlohmann::json& params);
+  void did_close(nlohmann::json& params);
+  void did_save(nlohmann::json& params);
   void schedule_analysis(const DocumentSnapshot& doc);
   void on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis);
   // Runs `then` with the analysis of the document's current version, once
@@ -88,16 +91,19 @@ class Server {
   void with_analysis(const PendingPtr& p, const std::string& uri,
                      std::function<void(const DocumentAnalysis&)> then);
   void publish(const DocumentAnalysis& analysis);
+  // The line starts the JSON reader found for `text`, when it is one of the
+  // large strings of the notification being handled.
+  std::optional<LineStarts> take_string_lines(const std::string& text);
 
   // Features (features.cpp).
-  void pull_diagnostics(const PendingPtr& p, const nlohmann::json& params);
-  void hover(const PendingPtr& p, const nlohmann::json& params);
-  void code_action(const PendingPtr& p, const nlohmann::json& params);
-  void code_action_resolve(const PendingPtr& p, const nlohmann::json& params);
-  void execute_command(const PendingPtr& p, const nlohmann::json& params);
+  void pull_diagnostics(const PendingPtr& p, nlohmann::json& params);
+  void hover(const PendingPtr& p, nlohmann::json& params);
+  void code_action(const PendingPtr& p, nlohmann::json& params);
+  void code_action_resolve(const PendingPtr& p, nlohmann::json& params);
+  void execute_command(const PendingPtr& p, nlohmann::json& params);
 
   // Settings (settings.cpp).
-  void did_change_configuration(const nlohmann::json& params);
+  void did_change_configuration(nlohmann::json& params);
   void request_configuration();
   void apply_settings(const nlohmann::json& section);
   void refresh_all();
@@ -126,6 +132,7 @@ class Server {
   };
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;
   std::int64_t progress_tokens_ = 0;
+  std::vector<StringLines>* string_lines_ = nullptr;  // of the notification being handled
   std::uint64_t analysis_serial_ = 0;
 };
 

@@ -22,7 +22,7 @@ void Server::request_configuration() {
   });
 }
 
-void Server::did_change_configuration(const json& params) {
+void Server::did_change_configuration(json& params) {
   if (client_.configuration) {
     request_configuration();
     return;

@@ -24,23 +24,27 @@ std::optional<Range> read_range(const json& j) {
 
 }  // namespace
 
-void Server::did_open(const json& params) {
-  const json& doc = member(params, "textDocument", vt::object);
-  auto snapshot = documents_.open(member(doc, "uri", vt::string).get<std::string>(),
-                                  member(doc, "languageId", vt::string).get<std::string>(),
-                                  member(doc, "version", vt::number_integer).get<std::int64_t>(),
-                                  member(doc, "text", vt::string).get<std::string>());
+void Server::did_open(json& params) {
+  json& doc = member(params, "textDocument", vt::object);
+  std::string uri = member(doc, "uri", vt::string).get<std::string>();
+  std::string language = member(doc, "languageId", vt::string).get<std::string>();
+  auto version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+  // The text moves from the message into the document: it can be 100 MiB.
+  std::string text = std::move(member(doc, "text", vt::string).get_ref<std::string&>());
+  auto lines = take_string_lines(text);
+  auto snapshot = documents_.open(std::move(uri), std::move(language), version, std::move(text), std::move(lines));
   schedule_analysis(snapshot);
 }
 
-void Server::did_change(const json& params) {
+void Server::did_change(json& params) {
   const json& doc = member(params, "textDocument", vt::object);
   std::string uri = member(doc, "uri", vt::string).get<std::string>();
   std::int64_t version = member(doc, "version", vt::number_integer).get<std::int64_t>();
   std::vector<TextChange> changes;
-  for (const auto& c : member(params, "contentChanges", vt::array)) {
+  for (auto& c : member(params, "contentChanges", vt::array)) {
     TextChange change;
-    change.text = member(c, "text", vt::string).get<std::string>();
+    change.text = std::move(member(c, "text", vt::string).get_ref<std::string&>());
+    change.lines = take_string_lines(change.text);
     if (c.contains("range")) {
       change.range = read_range(c["range"]);
       if (!change.range) throw ParamsError("a content change has a malformed range");
@@ -58,7 +62,7 @@ void Server::did_change(const json& params) {
   schedule_analysis(result.document);
 }
 
-void Server::did_close(const json& params) {
+void Server::did_close(json& params) {
   std::string uri = document_uri(params);
   documents_.close(uri);
   if (auto it = analyses_.find(uri); it != analyses_.end()) {
@@ -70,7 +74,27 @@ void Server::did_close(const json& params) {
   if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
 }
 
-void Server::did_save(const json&) {}
+void Server::did_save(json&) {}
+
+std::optional<LineStarts> Server::take_string_lines(const std::string& text) {
+  if (!string_lines_) return std::nullopt;
+  for (auto& found : *string_lines_) {
+    if (found.data != text.data() || found.size != text.size() || found.starts.lsp.empty()) continue;
+    // Cheap checks that these are this text's lines: the ends of the first
+    // and last few.
+    const auto& starts = found.starts.lsp;
+    auto ends_a_line = [&](std::size_t start) {
+      return start == 0 || (start <= text.size() && (text[start - 1] == '\n' || text[start - 1] == '\r'));
+    };
+    bool plausible = starts.front() == 0;
+    for (std::size_t k = 0; k < starts.size() && k < 8; ++k) plausible = plausible && ends_a_line(starts[k]);
+    for (std::size_t k = starts.size() > 8 ? starts.size() - 8 : 0; k < starts.size(); ++k)
+      plausible = plausible && ends_a_line(starts[k]);
+    found.data = nullptr;  // taken
+    if (plausible) return std::move(found.starts);
+  }
+  return std::nullopt;
+}
 
 void Server::schedule_analysis(const DocumentSnapshot& doc) {
   AnalysisSlot& slot = analyses_[doc->uri];

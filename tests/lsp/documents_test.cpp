@@ -15,10 +15,10 @@ namespace {
 const std::string kUri = "file:///runs/train.log";
 
 TextChange edit(std::uint32_t l1, std::uint32_t c1, std::uint32_t l2, std::uint32_t c2, std::string text) {
-  return TextChange{Range{{l1, c1}, {l2, c2}}, std::move(text)};
+  return TextChange{Range{{l1, c1}, {l2, c2}}, std::move(text), std::nullopt};
 }
 
-TextChange full(std::string text) { return TextChange{std::nullopt, std::move(text)}; }
+TextChange full(std::string text) { return TextChange{std::nullopt, std::move(text), std::nullopt}; }
 
 // Opens `text` at version 1 and applies one didChange at version 2.
 ChangeResult apply(PositionEncoding encoding, std::string text, std::vector<TextChange> changes) {

@@ -1272,5 +1272,74 @@ def duplicate_ids_and_string_ids(ctx: Ctx):
     eq([r["error"]["code"] for r in replies if "error" in r], [INVALID_REQUEST], "the refusal")
 
 
+# ---------------------------------------------------------------------------
+# large documents: read while they arrive (the fast path for long JSON strings)
+
+def mixed_text(ctx: Ctx, megabytes: float, oom_at: float) -> tuple[str, int]:
+    """A few MB whose lines end in \\n, \\r\\n and bare \\r, with ANSI colour,
+    quotes, backslashes, tabs, non-ASCII and emoji (JSON escapes of every
+    kind), and the fragmentation OOM line about `oom_at` of the way in.
+    Returns the text and the OOM's 1-based '\\n'-counted line."""
+    block = ("step 10 | loss 2.5 | ö 训练 🔥\n"
+             "\x1b[32mINFO\x1b[0m \"quoted\" back\\slash\ttab\r\n"
+             "progress  10%|█         |\rprogress  20%|██        |\r\n"
+             "nccl \u2014 ok\n")
+    n = int(megabytes * 1e6 / len(block.encode("utf-8")))
+    k = int(n * oom_at)
+    text = block * k + ctx.oom_line() + "\n" + block * (n - k)
+    return text, text[: text.index(ctx.oom_line())].count("\n") + 1
+
+
+@case
+def large_document_positions_survive_every_line_end(ctx: Ctx):
+    for utf8 in (False, True):
+        s = ctx.server(name="utf-8" if utf8 else "utf-16")
+        s.initialize(client_capabilities(pull=True, utf8=utf8))
+        uri = "file:///tmp/oomlens-e2e/large-mixed.log"
+        text, line = mixed_text(ctx, 3.0, 0.6)
+        s.send_raw(did_open_bytes(uri, text))
+        d = pull(s, uri)["items"][0]
+        eq(d["code"], "OOM101", "the OOM of the large document")
+        oom_line = lsp_line_of(text, line)
+        eq(d["range"]["start"], {"line": oom_line, "character": 0}, "range start after \\r\\n and bare \\r lines")
+        hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri},
+                                                 "position": {"line": oom_line, "character": 5}})
+        check(hover and "OOM101" in hover["contents"]["value"], "hover on the OOM line of a large document")
+        # A full replacement, itself large: the OOM moves.
+        text2, line2 = mixed_text(ctx, 2.0, 0.2)
+        change(s, uri, 2, [{"text": text2}])
+        d2 = pull(s, uri)["items"][0]
+        eq(d2["range"]["start"]["line"], lsp_line_of(text2, line2), "range start after a large full change")
+        # A ranged edit on top: two lines inserted before it.
+        change(s, uri, 3, [{"range": rng(0, 0, 0, 0), "text": "one\r\ntwo\r"}])
+        d3 = pull(s, uri)["items"][0]
+        eq(d3["range"]["start"]["line"], lsp_line_of(text2, line2) + 2, "range start after a ranged edit")
+        eq(s.shutdown_and_exit(), 0, "exit status")
+
+
+@case
+def large_document_with_bad_json_gets_32700(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/large-bad.log"
+    text, _ = mixed_text(ctx, 2.0, 0.5)
+    good = did_open_bytes(uri, text)
+    header, body = good.split(b"\r\n\r\n", 1)
+    at = body.index(b"step 10", len(body) * 3 // 4)  # between two escapes, not inside one
+    for bad, what in ((b"\\q", "an invalid escape"), (b"\xff", "invalid UTF-8"), (b"\x01", "a raw control character"),
+                      (b"\\ud800 ", "a lone surrogate")):
+        broken = body[:at] + bad + body[at:]
+        m = s.mark()
+        s.send_raw(frame(broken))
+        reply = s.wait_for(lambda: [x for x in s.messages[m:] if "method" not in x], timeout=20, what="the reply")[0]
+        eq(reply.get("error", {}).get("code"), PARSE_ERROR, f"a large didOpen with {what}")
+        eq(reply["id"], None, "id of the parse error")
+        check("invalid string" in reply["error"]["message"], f"the error says what is wrong: {reply['error']}")
+        eq(pull(s, uri)["items"], [], f"the document with {what} is not open")
+    # The same bytes, well-formed, still open.
+    s.send_raw(good)
+    eq([d["code"] for d in pull(s, uri)["items"]], ["OOM101"], "the well-formed document")
+    expect_still_serving(s)
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
