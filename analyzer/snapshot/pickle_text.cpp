@@ -3,30 +3,15 @@
 #include <charconv>
 #include <cstddef>
 
+#include "analyzer/utf8.hpp"
+
 namespace oomlens::analyzer::snapshot::pickle_text {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-void append_code_point(std::string& out, std::uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    out += kReplacement;
-  } else if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+// (Qualified: this namespace has an append_utf8 of its own, for byte runs.)
+void append_code_point(std::string& out, std::uint32_t cp) { ::oomlens::analyzer::append_utf8(out, cp); }
 
 // Length of the valid UTF-8 sequence at in[i], or 0 (RFC 3629 table 3-7).
 std::size_t valid_sequence(std::string_view in, std::size_t i) {

@@ -1,0 +1,31 @@
+// UTF-8 encoding of one code point, shared by every decoder that turns
+// escapes into text (Python string literals, pickle strings).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace oomlens::analyzer {
+
+// Appends the UTF-8 bytes of `cp`; a surrogate or a value above U+10FFFF
+// becomes U+FFFD, so the result is always valid UTF-8.
+inline void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace oomlens::analyzer
