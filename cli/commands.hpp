@@ -16,5 +16,7 @@ inline constexpr int kExitUsage = 2;     // usage or input error
 int run(const Args& args);  // args[0] is the subcommand
 int diagnose_command(const Args& args);
 int explain_command(const Args& args);
+int lint_command(const Args& args);
+int snapshot_command(const Args& args);
 
 }  // namespace oomlens::cli

@@ -12,6 +12,8 @@ Usage: oomlens <COMMAND> [OPTIONS]
 Commands:
   diagnose [FILE...|-]   Find and explain every GPU out-of-memory failure in training logs
   explain CODE           Show a rule's documentation (e.g. oomlens explain OOM101)
+  lint [--fix|--diff] PATH...  Check Python training scripts (e.g. empty_cache in a loop) and fix them
+  snapshot FILE          Explain a PyTorch memory snapshot (.pickle), read without running it
   lsp                    Run the language server on stdio (also: oomlens --stdio)
 
 Options:
@@ -40,6 +42,8 @@ int run(const Args& args) {
   }
   if (cmd == "diagnose") return diagnose_command(rest);
   if (cmd == "explain") return explain_command(rest);
+  if (cmd == "lint") return lint_command(rest);
+  if (cmd == "snapshot") return snapshot_command(rest);
   std::cerr << "oomlens: error: unknown command '" << cmd << "'\n\n" << kHelp;
   return kExitUsage;
 }

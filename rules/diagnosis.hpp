@@ -1,6 +1,7 @@
 // The one result type every front end renders (see DESIGN.md, "Data flow").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,14 @@ enum class FixKind { env, edit, command, advice };
 // In ruff's sense: safe keeps behaviour, unsafe may change it, display-only is
 // advice a person has to carry out.
 enum class FixSafety { safe, unsafe, display_only };
+
+// A byte-range edit on a source file: replace [begin, end) with replacement.
+struct TextEdit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::string replacement;
+  friend bool operator==(const TextEdit&, const TextEdit&) = default;
+};
 
 struct Fix {
   std::string title;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "rules/log/log_rules.hpp"
+#include "rules/source/source_rules.hpp"
 #include "rules/rule.hpp"
 
 namespace oomlens::rules {
@@ -25,10 +26,16 @@ const std::vector<FindingRule>& finding_rules() {
   return rules;
 }
 
+const std::vector<SourceRule>& source_rules() {
+  static const std::vector<SourceRule> rules = {source::empty_cache_in_loop_rule()};
+  return rules;
+}
+
 std::vector<RuleInfo> all_rules() {
   std::vector<RuleInfo> out;
   for (const auto& r : incident_rules()) out.push_back(r.info);
   for (const auto& r : finding_rules()) out.push_back(r.info);
+  for (const auto& r : source_rules()) out.push_back(r.info);
   return out;
 }
 

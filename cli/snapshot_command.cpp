@@ -1,0 +1,329 @@
+// oomlens snapshot FILE: reads a PyTorch memory snapshot (never executing
+// anything in it) and says why the allocation failed.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "analyzer/size.hpp"
+#include "analyzer/snapshot/analysis.hpp"
+#include "cli/commands.hpp"
+
+namespace oomlens::cli {
+namespace {
+
+namespace snap = analyzer::snapshot;
+using nlohmann::json;
+
+constexpr const char* kSnapshotHelp = R"(Usage: oomlens snapshot FILE [OPTIONS]
+
+Reads a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot("x.pickle"))
+without executing anything inside it, and shows per device the reserved,
+allocated and free memory, the fragmentation, the OOM recorded in the trace
+with its verdict (fragmentation, capacity, external, limit) and the arithmetic,
+a map of the segments, and the allocation sites holding the most memory.
+
+Options:
+  --format text|json    Output format (default: text)
+  --top N               Number of allocation sites to show (default: 10)
+  --device-total SIZE   The device's total memory (e.g. "79.19 GiB", from the
+                        log's "total capacity"): a snapshot does not record it,
+                        and it settles external versus capacity
+  -h, --help            Print this help
+
+Exit status: 0 when the snapshot was analysed, 2 when it cannot be read or is
+refused (the reason on stderr).
+)";
+
+constexpr std::size_t kMapSegments = 40;
+constexpr std::size_t kMapWidth = 48;
+
+bool read_file(const std::string& path, std::string& bytes, std::string& error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    error = "is a directory";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return false;
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) {
+    error = std::strerror(errno);
+    return false;
+  }
+  bytes = std::move(out).str();
+  return true;
+}
+
+std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
+
+json frames_json(const snap::FrameList& frames) {
+  json list = json::array();
+  if (frames)
+    for (const auto& f : *frames) list.push_back({{"filename", f.filename}, {"line", f.line}, {"name", f.name}});
+  return list;
+}
+
+json settings_json(const snap::AllocatorSettings& s) {
+  json j = json::object();
+  if (!s.present) return j;
+  if (s.alloc_conf) j["PYTORCH_CUDA_ALLOC_CONF"] = *s.alloc_conf;
+  if (s.expandable_segments) j["expandable_segments"] = *s.expandable_segments;
+  if (s.max_split_size) j["max_split_size"] = *s.max_split_size;
+  if (s.garbage_collection_threshold) j["garbage_collection_threshold"] = *s.garbage_collection_threshold;
+  if (!s.roundup_power2_divisions.empty()) {
+    json r = json::object();
+    for (const auto& [k, v] : s.roundup_power2_divisions) r[k] = v;
+    j["roundup_power2_divisions"] = r;
+  }
+  if (s.pinned_num_register_threads) j["pinned_num_register_threads"] = *s.pinned_num_register_threads;
+  if (s.release_lock_on_cudamalloc) j["release_lock_on_cudamalloc"] = *s.release_lock_on_cudamalloc;
+  if (s.pinned_use_cuda_host_register) j["pinned_use_cuda_host_register"] = *s.pinned_use_cuda_host_register;
+  if (s.per_process_memory_fraction) j["per_process_memory_fraction"] = *s.per_process_memory_fraction;
+  for (const auto& [k, v] : s.other) j[k] = v;
+  return j;
+}
+
+json to_json(const snap::Snapshot& snapshot, const snap::Analysis& a) {
+  json devices = json::array();
+  for (const auto& d : a.devices) {
+    json pools = json::array();
+    for (const auto& p : d.pools)
+      pools.push_back({{"pool", p.pool},
+                       {"pool_id", {p.pool_id.first, p.pool_id.second}},
+                       {"segments", p.segments},
+                       {"free_bytes", p.free_bytes},
+                       {"largest_free_block_bytes", p.largest_free_block}});
+    devices.push_back({{"device", d.device},
+                       {"reserved_bytes", d.reserved},
+                       {"allocated_bytes", d.allocated},
+                       {"active_bytes", d.active},
+                       {"inactive_bytes", d.inactive},
+                       {"inactive_split_bytes", d.inactive_split},
+                       {"largest_free_block_bytes", d.largest_free_block},
+                       {"segments", d.segments},
+                       {"blocks", d.blocks},
+                       {"fragmentation_ratio", d.fragmentation},
+                       {"pools", pools}});
+  }
+  json oom = nullptr;
+  if (a.oom) {
+    const auto& o = *a.oom;
+    oom = {{"device", o.device},
+           {"requested_bytes", o.requested},
+           {"device_free_bytes", o.device_free_known ? json(o.device_free) : json(nullptr)},
+           {"largest_free_block_bytes", o.largest_free_block},
+           {"cached_free_bytes", o.cached_free},
+           {"reserved_bytes", o.reserved},
+           {"allocated_bytes", o.allocated},
+           {"class", analyzer::to_string(o.verdict.cls)},
+           {"arithmetic", o.verdict.arithmetic},
+           {"notes", o.verdict.notes},
+           {"time_us", o.time_us},
+           {"oom_events", o.oom_events},
+           {"frames", frames_json(o.frames)}};
+  }
+  json sites = json::array();
+  for (const auto& s : a.top_sites)
+    sites.push_back({{"bytes", s.bytes}, {"count", s.count}, {"frames", frames_json(s.frames)}});
+  return {{"devices", devices},
+          {"oom", oom},
+          {"top_sites", sites},
+          {"sites_total", a.sites_total},
+          {"settings", settings_json(snapshot.settings)},
+          {"legacy", snapshot.legacy}};
+}
+
+// One segment as a bar of kMapWidth cells: each cell shows the state holding
+// most of its bytes (█ allocated, ▒ pending free, ░ free).
+std::string segment_bar(const snap::Segment& segment) {
+  std::string bar;
+  if (segment.total_size == 0) return bar;
+  const double cell = static_cast<double>(segment.total_size) / kMapWidth;
+  for (std::size_t c = 0; c < kMapWidth; ++c) {
+    double lo = cell * static_cast<double>(c), hi = lo + cell;
+    double used = 0, pending = 0, free = 0;
+    double offset = 0;
+    for (const auto& b : segment.blocks) {
+      double start = offset, end = offset + static_cast<double>(b.size);
+      offset = end;
+      double overlap = std::min(end, hi) - std::max(start, lo);
+      if (overlap <= 0) continue;
+      if (b.state == snap::BlockState::active_allocated) used += overlap;
+      else if (b.state == snap::BlockState::active_pending_free) pending += overlap;
+      else free += overlap;
+    }
+    bar += used >= pending && used >= free ? "█" : pending >= free ? "▒" : "░";
+  }
+  return bar;
+}
+
+void print_frames(std::ostream& out, const snap::FrameList& frames, std::size_t max, const char* indent) {
+  if (!frames || frames->empty()) {
+    out << indent << "(no stack recorded)\n";
+    return;
+  }
+  std::size_t n = std::min(max, frames->size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& f = (*frames)[i];
+    out << indent << f.filename << ":" << f.line << " " << f.name << "\n";
+  }
+  if (frames->size() > n) out << indent << "... " << frames->size() - n << " more frames\n";
+}
+
+void print_text(std::ostream& out, const std::string& path, const snap::Snapshot& snapshot, const snap::Analysis& a) {
+  out << "snapshot " << path << (snapshot.legacy ? " (PyTorch 1.13 format: no trace, no settings)" : "") << "\n";
+  if (a.devices.empty()) out << "\nno segments: nothing was reserved when the snapshot was taken\n";
+  for (const auto& d : a.devices) {
+    out << "\ndevice " << d.device << "\n";
+    out << fmt::format("  reserved        {:>12}  in {} segment{}, {} block{}\n", sz(d.reserved), d.segments,
+                       d.segments == 1 ? "" : "s", d.blocks, d.blocks == 1 ? "" : "s");
+    out << fmt::format("  allocated       {:>12}\n", sz(d.allocated));
+    out << fmt::format("  active          {:>12}  (allocated + freed awaiting stream events)\n", sz(d.active));
+    out << fmt::format("  inactive        {:>12}  (free, cached)\n", sz(d.inactive));
+    out << fmt::format("  inactive split  {:>12}  (free in segments holding live blocks)\n", sz(d.inactive_split));
+    out << fmt::format("  fragmentation   {:>11.1f}%  (inactive split / reserved)\n", d.fragmentation * 100);
+    for (const auto& p : d.pools)
+      out << fmt::format("  largest free    {:>12}  in the {} pool ({} segment{}, {} free)\n", sz(p.largest_free_block),
+                         p.pool, p.segments, p.segments == 1 ? "" : "s", sz(p.free_bytes));
+  }
+  if (a.oom) {
+    const auto& o = *a.oom;
+    out << "\nout of memory on device " << o.device << ": " << analyzer::to_string(o.verdict.cls) << "\n";
+    out << "  requested        " << sz(o.requested) << "\n";
+    out << "  device free      " << (o.device_free_known ? sz(o.device_free) : std::string("not recorded")) << "\n";
+    out << "  cached free      " << sz(o.cached_free) << "\n";
+    out << "  largest free     " << sz(o.largest_free_block) << "\n";
+    for (const auto& line : o.verdict.arithmetic) out << "  = " << line << "\n";
+    for (const auto& line : o.verdict.notes) out << "  note: " << line << "\n";
+    if (o.oom_events > 1) out << "  note: " << o.oom_events << " oom events on this device; the last is shown\n";
+    if (o.frames && !o.frames->empty()) {
+      out << "  failed call:\n";
+      print_frames(out, o.frames, 6, "    ");
+    }
+  } else if (!snapshot.legacy) {
+    out << "\nno out-of-memory event in the trace\n";
+  }
+  if (!snapshot.segments.empty()) {
+    out << "\nsegments (█ allocated, ▒ freed awaiting streams, ░ free)\n";
+    std::size_t shown = 0;
+    for (const auto& s : snapshot.segments) {
+      if (shown == kMapSegments) break;
+      ++shown;
+      out << fmt::format("  {:>2} {:<5} {:>11} {}\n", s.device, to_string(s.segment_type), sz(s.total_size), segment_bar(s));
+    }
+    if (snapshot.segments.size() > shown)
+      out << "  ... " << snapshot.segments.size() - shown << " more segments (--format json has the figures)\n";
+  }
+  if (!a.top_sites.empty()) {
+    out << "\ntop allocation sites (live blocks)\n";
+    std::size_t rank = 0;
+    for (const auto& s : a.top_sites) {
+      out << fmt::format("  #{} {} in {} block{}\n", ++rank, sz(s.bytes), s.count, s.count == 1 ? "" : "s");
+      print_frames(out, s.frames, 4, "      ");
+    }
+    if (a.sites_total > a.top_sites.size())
+      out << "  ... " << a.sites_total - a.top_sites.size() << " more sites (--top N)\n";
+  }
+}
+
+}  // namespace
+
+int snapshot_command(const Args& args) {
+  std::string path, format = "text";
+  snap::AnalysisOptions options;
+  bool have_path = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name, std::string& into) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "oomlens snapshot: error: " << name << " needs a value\n";
+        return false;
+      }
+      into = args[++i];
+      return true;
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kSnapshotHelp;
+      return kExitClean;
+    } else if (a == "--format") {
+      if (!value("--format", format)) return kExitUsage;
+      if (format != "text" && format != "json") {
+        std::cerr << "oomlens snapshot: error: unknown format '" << format << "' (expected text or json)\n";
+        return kExitUsage;
+      }
+    } else if (a == "--top") {
+      std::string n;
+      if (!value("--top", n)) return kExitUsage;
+      std::size_t top = 0;
+      auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), top);
+      if (ec != std::errc() || ptr != n.data() + n.size()) {
+        std::cerr << "oomlens snapshot: error: --top expects a number, got '" << n << "'\n";
+        return kExitUsage;
+      }
+      options.top_sites = top;
+    } else if (a == "--device-total") {
+      std::string s;
+      if (!value("--device-total", s)) return kExitUsage;
+      auto bytes = analyzer::parse_size(s);
+      if (!bytes) {
+        std::uint64_t raw = 0;
+        auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), raw);
+        if (ec == std::errc() && ptr == s.data() + s.size()) bytes = raw;
+      }
+      if (!bytes || *bytes == 0) {
+        std::cerr << "oomlens snapshot: error: --device-total expects a size such as \"80 GiB\", got '" << s << "'\n";
+        return kExitUsage;
+      }
+      options.device_total = bytes;
+    } else if (a.size() > 1 && a[0] == '-') {
+      std::cerr << "oomlens snapshot: error: unknown option '" << a << "'\n\n" << kSnapshotHelp;
+      return kExitUsage;
+    } else if (have_path) {
+      std::cerr << "oomlens snapshot: error: expected one FILE, got '" << path << "' and '" << a << "'\n";
+      return kExitUsage;
+    } else {
+      path = a;
+      have_path = true;
+    }
+  }
+  if (!have_path) {
+    std::cerr << "oomlens snapshot: error: expected a snapshot FILE\n\n" << kSnapshotHelp;
+    return kExitUsage;
+  }
+  std::string bytes, error;
+  if (!read_file(path, bytes, error)) {
+    std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << error << "\n";
+    return kExitUsage;
+  }
+  auto snapshot = snap::parse_snapshot(std::string_view(bytes));
+  if (!snapshot) {
+    std::cerr << "oomlens snapshot: error: " << path << ": " << snapshot.error().message << "\n";
+    return kExitUsage;
+  }
+  bytes = {};
+  const snap::Analysis analysis = snap::analyze(*snapshot, options);
+  if (format == "json")
+    std::cout << to_json(*snapshot, analysis).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  else
+    print_text(std::cout, path, *snapshot, analysis);
+  return kExitClean;
+}
+
+}  // namespace oomlens::cli

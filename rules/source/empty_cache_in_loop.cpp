@@ -1,0 +1,190 @@
+// OOM301 empty-cache-in-loop: torch.cuda.empty_cache() run on every iteration
+// of a loop, directly or through a function of the same file. A call under a
+// step-counter guard (`if step % N == 0`) is a deliberate periodic flush: a
+// hint, no fix.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "rules/source/source_rules.hpp"
+
+namespace oomlens::rules::source {
+namespace {
+
+using analyzer::python::Call;
+using analyzer::python::LoopPath;
+using analyzer::python::Node;
+using analyzer::python::Script;
+
+constexpr std::string_view kExplanation =
+    "`torch.cuda.empty_cache()` cannot prevent an out-of-memory error: before it raises, "
+    "PyTorch's caching allocator already releases its unused cached blocks and retries. "
+    "Called on every iteration it only hands memory back to the driver so that the next "
+    "step has to `cudaMalloc` it again, synchronising the device: steps get slower, and "
+    "fragmentation is not fixed. Remove the call; for fragmentation set "
+    "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (OOM101).";
+
+constexpr std::string_view kPeriodicExplanation =
+    "A periodic `torch.cuda.empty_cache()` under a step counter is a deliberate flush, "
+    "sometimes useful to return memory to other processes sharing the GPU. It still cannot "
+    "prevent an out-of-memory error (the allocator frees its cache and retries before "
+    "raising) and costs a device synchronisation and re-allocation each time it runs.";
+
+bool periodic_guard(const Script& s, Node node, Node stop) {
+  for (const auto& g : s.guards(node, stop))
+    if (g.condition && analyzer::python::periodic_condition(g.condition)) return true;
+  return false;
+}
+
+// Whether every execution of the call along this path is under a periodic guard.
+bool periodic_path(const Script& s, const Call& call, const LoopPath& path) {
+  if (path.through.empty()) return periodic_guard(s, call.node, path.loop.node);
+  if (periodic_guard(s, call.node, {})) return true;
+  for (std::size_t i = 0; i < path.through.size(); ++i)
+    if (periodic_guard(s, path.through[i].node, i == 0 ? path.loop.node : Node{})) return true;
+  return false;
+}
+
+const char* loop_word(const analyzer::python::Loop& loop) {
+  switch (loop.kind) {
+    case analyzer::python::LoopKind::for_loop: return loop.is_async ? "`async for` loop" : "`for` loop";
+    case analyzer::python::LoopKind::while_loop: return "`while` loop";
+    case analyzer::python::LoopKind::comprehension: return "comprehension";
+  }
+  return "loop";
+}
+
+// The expression statement that is exactly the call, in a block or the module.
+Node removable_statement(const Script& s, const Call& call) {
+  Node stmt = s.parent(call.node);
+  if (!stmt || !stmt.is("expression_statement") || stmt.range() != call.node.range()) return {};
+  Node block = s.parent(stmt);
+  if (!block || !(block.is("block") || block.is("module"))) return {};
+  return stmt;
+}
+
+std::uint32_t line_start(std::string_view src, std::uint32_t at) {
+  while (at > 0 && src[at - 1] != '\n') --at;
+  return at;
+}
+
+struct Candidate {
+  SourceDiagnostic diag;
+  Node statement;  // null when no automatic fix
+};
+
+void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+  std::vector<Candidate> found;
+  for (const Call& call : s.calls_to("torch.cuda.empty_cache")) {
+    auto paths = s.loops_reaching(call.node);
+    if (paths.empty()) continue;
+    const LoopPath* every = nullptr;
+    for (const auto& p : paths)
+      if (!periodic_path(s, call, p)) {
+        every = &p;
+        break;
+      }
+    Candidate c;
+    c.diag.range = call.range;
+    c.diag.start = call.start;
+    Diagnosis& d = c.diag.diagnosis;
+    d.code = "OOM301";
+    d.name = "empty-cache-in-loop";
+    const LoopPath& p = every ? *every : paths.front();
+    auto loop_line = s.point(p.loop.node.start_byte()).line;
+    std::string via;
+    if (!p.through.empty())
+      via = fmt::format(" through `{}()` at line {}", s.text(p.through.front().callee),
+                        p.through.front().start.line);
+    if (every) {
+      d.severity = Severity::warning;
+      d.message = fmt::format("`torch.cuda.empty_cache()` runs on every iteration of the {} at line {}{}",
+                              loop_word(p.loop), loop_line, via);
+      d.explanation = std::string(kExplanation);
+      c.statement = removable_statement(s, call);
+      Fix f;
+      f.title = "Remove the `torch.cuda.empty_cache()` call";
+      f.kind = c.statement ? FixKind::edit : FixKind::advice;
+      f.safety = c.statement ? FixSafety::safe : FixSafety::display_only;
+      f.detail = c.statement ? "keeps behaviour: the allocator frees its cache and retries by itself"
+                             : "the call is part of a larger expression: remove it by hand";
+      d.fixes.push_back(f);
+    } else {
+      d.severity = Severity::hint;
+      d.message = fmt::format("`torch.cuda.empty_cache()` flushed periodically in the {} at line {}{}",
+                              loop_word(p.loop), loop_line, via);
+      d.explanation = std::string(kPeriodicExplanation);
+    }
+    found.push_back(std::move(c));
+  }
+  if (!s.has_errors()) {
+    std::set<const void*> removed;
+    for (const auto& c : found)
+      if (c.statement) removed.insert(c.statement.id());
+    std::set<const void*> block_got_pass;
+    std::string_view src = s.source();
+    for (auto& c : found) {
+      if (!c.statement) continue;
+      Node block = s.parent(c.statement);
+      bool all_removed = block.is("block");
+      for (Node child : block.named_children())
+        if (!removed.count(child.id())) all_removed = false;
+      auto r = c.statement.range();
+      TextEdit e;
+      if (all_removed && block_got_pass.insert(block.id()).second) {
+        e = {r.begin, r.end, "pass"};  // the body would be left empty
+      } else {
+        std::uint32_t ls = line_start(src, r.begin);
+        std::uint32_t le = r.end;
+        while (le < src.size() && (src[le] == ' ' || src[le] == '\t')) ++le;
+        bool alone_before = src.substr(ls, r.begin - ls).find_first_not_of(" \t") == std::string_view::npos;
+        if (le < src.size() && src[le] == '#')  // a trailing comment goes with the call
+          while (le < src.size() && src[le] != '\n' && src[le] != '\r') ++le;
+        bool alone_after = le == src.size() || src[le] == '\n' || src[le] == '\r';
+        if (alone_before && alone_after) {
+          if (le < src.size() && src[le] == '\r') ++le;
+          if (le < src.size() && src[le] == '\n') ++le;
+          e = {ls, le, ""};
+        } else if (!all_removed) {
+          // `a(); torch.cuda.empty_cache()` or `x(); torch.cuda.empty_cache(); y()`: drop the
+          // statement and one neighbouring `;`.
+          std::uint32_t b = r.begin, en = r.end;
+          std::uint32_t k = en;
+          while (k < src.size() && (src[k] == ' ' || src[k] == '\t')) ++k;
+          if (k < src.size() && src[k] == ';') {
+            en = k + 1;
+            while (en < src.size() && (src[en] == ' ' || src[en] == '\t')) ++en;
+          } else {
+            std::uint32_t j = b;
+            while (j > ls && (src[j - 1] == ' ' || src[j - 1] == '\t')) --j;
+            if (j > ls && src[j - 1] == ';') b = j - 1;
+            else continue;  // no safe edit found: diagnostic without fix
+          }
+          e = {b, en, ""};
+        } else {
+          continue;
+        }
+      }
+      c.diag.edits.push_back(std::move(e));
+      c.diag.fix_safety = FixSafety::safe;
+    }
+  }
+  for (auto& c : found) {
+    if (!c.diag.fix_safety && !c.diag.diagnosis.fixes.empty() && c.diag.diagnosis.fixes[0].kind == FixKind::edit) {
+      c.diag.diagnosis.fixes[0].kind = FixKind::advice;
+      c.diag.diagnosis.fixes[0].safety = FixSafety::display_only;
+    }
+    out.push_back(std::move(c.diag));
+  }
+}
+
+}  // namespace
+
+SourceRule empty_cache_in_loop_rule() {
+  return {{"OOM301", "empty-cache-in-loop",
+           "torch.cuda.empty_cache() on every iteration of a loop: slows each step, prevents no OOM"},
+          &check};
+}
+
+}  // namespace oomlens::rules::source

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end tests of `oomlens lint`: the real binary on the fixture scripts.
+set -u
+fixtures=${1:?usage: lint_e2e.sh FIXTURES_DIR}
+oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+run() {  # run ARGS... -> $out $err $status
+  out=$("$oomlens" "$@" 2>"$tmp/err" </dev/null); status=$?
+  err=$(cat "$tmp/err")
+}
+has() { grep -qF -- "$2" <<<"$1"; }
+
+s=$fixtures/scripts
+cp "$s/empty_cache_in_loop.py" "$tmp/train.py"
+
+run lint --help
+check "lint --help documents exit status" eval '[ $status = 0 ] && has "$out" "Exit status"'
+run --help
+check "top-level help lists lint" eval 'has "$out" "lint"'
+run lint
+check "no path: exit 2" eval '[ $status = 2 ]'
+run lint --bogus "$tmp/train.py"
+check "unknown option: exit 2, named" eval '[ $status = 2 ] && has "$err" "--bogus"'
+run lint --format yaml "$tmp/train.py"
+check "bad format: exit 2" eval '[ $status = 2 ] && has "$err" "yaml"'
+run lint "$tmp/missing.py"
+check "missing file: exit 2, named with reason" eval '[ $status = 2 ] && has "$err" "missing.py" && has "$err" "No such file"'
+
+run lint "$tmp/train.py"
+check "finding: exit 1, file:line:col: CODE message" eval '[ $status = 1 ] && [ "$out" = "$tmp/train.py:11:5: OOM301 \`torch.cuda.empty_cache()\` runs on every iteration of the \`for\` loop at line 7" ]'
+run lint "$s/empty_cache_not_in_loop.py"
+check "clean file: exit 0, no output" eval '[ $status = 0 ] && [ -z "$out" ]'
+run lint "$s/empty_cache_periodic.py"
+check "periodic flush reported (hint)" eval '[ $status = 1 ] && has "$out" ":5:9: OOM301" && has "$out" "periodically"'
+run lint --format json "$s/empty_cache_periodic.py" "$tmp/train.py"
+check "json: severities, fix null for periodic, safe edits otherwise" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+d=json.loads(sys.argv[1])[\"diagnostics\"]
+assert [x[\"severity\"] for x in d]==[\"hint\",\"warning\"], d
+assert d[0][\"fix\"] is None and d[1][\"fix\"][\"safety\"]==\"safe\"
+e=d[1][\"fix\"][\"edits\"][0]; assert set(e)=={\"begin\",\"end\",\"replacement\"}
+assert {\"file\",\"line\",\"column\",\"code\",\"name\",\"message\"} <= set(d[1])
+" "$out"'
+
+mkdir -p "$tmp/dir/sub" "$tmp/dir/.hidden"
+cp "$s/empty_cache_through_function.py" "$tmp/dir/sub/a.py"
+cp "$s/empty_cache_in_loop.py" "$tmp/dir/.hidden/b.py"
+echo 'torch.cuda.empty_cache()' >"$tmp/dir/notes.txt"
+run lint "$tmp/dir"
+check "directory walked for *.py, hidden dirs skipped" eval '[ $status = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && has "$out" "sub/a.py:5:5: OOM301"'
+
+run lint --diff "$tmp/train.py"
+check "--diff: exit 1, unified diff" eval '[ $status = 1 ] && has "$out" "--- $tmp/train.py" && has "$out" "-    torch.cuda.empty_cache()  # free memory" && has "$out" "@@ -8,"'
+check "--diff leaves the file unchanged" cmp -s "$tmp/train.py" "$s/empty_cache_in_loop.py"
+run lint --diff "$s/empty_cache_not_in_loop.py"
+check "--diff on a clean file: exit 0, empty" eval '[ $status = 0 ] && [ -z "$out" ]'
+
+for f in "$s"/*.py; do
+  case $f in *.fixed.py) continue ;; esac
+  name=$(basename "$f" .py)
+  cp "$f" "$tmp/$name.py"
+  "$oomlens" lint --fix "$tmp/$name.py" >/dev/null 2>&1
+  check "--fix $name equals $name.fixed.py" cmp -s "$tmp/$name.py" "$s/$name.fixed.py"
+  "$oomlens" lint --fix "$tmp/$name.py" >/dev/null 2>&1
+  check "--fix twice $name changes nothing" cmp -s "$tmp/$name.py" "$s/$name.fixed.py"
+  check "fixed $name compiles" python3 -m py_compile "$tmp/$name.py"
+done
+cp "$s/empty_cache_in_loop.py" "$tmp/fixme.py"
+run lint --fix "$tmp/fixme.py"
+check "--fix: everything fixed gives exit 0" eval '[ $status = 0 ]'
+cp "$s/empty_cache_periodic.py" "$tmp/periodic.py"
+run lint --fix "$tmp/periodic.py"
+check "--fix leaves the periodic flush, exit 1" eval '[ $status = 1 ] && cmp -s "$tmp/periodic.py" "$s/empty_cache_periodic.py"'
+
+printf 'import torch\nfor x in y:\n    torch.cuda.empty_cache()\n    def (:\n' >"$tmp/broken.py"
+cp "$tmp/broken.py" "$tmp/broken.orig"
+run lint --fix "$tmp/broken.py"
+check "syntax error: reported, no edit" eval '[ $status = 1 ] && has "$out" "SyntaxError" && cmp -s "$tmp/broken.py" "$tmp/broken.orig"'
+
+echo "lint e2e: $pass passed, $fail failed"
+[ "$fail" = 0 ]
