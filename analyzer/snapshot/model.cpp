@@ -78,7 +78,19 @@ class ModelReader {
   // -- scalars ----------------------------------------------------------------
   bool read(ValueRef value, std::int64_t& out);
   bool read(ValueRef value, std::uint64_t& out);  // non-negative
-  bool read_bits(ValueRef value, std::uint64_t& out);  // any int in [-2^63, 2^64): streams, SIZE_MAX
+  bool read_bits(ValueRef value, std::uint64_t& out);
+  // Calls on_field(key, value) for each string-keyed entry of a dict, with
+  // the key on the error path; stops at the first false.
+  template <class OnField>
+  bool for_each_field(ValueRef dict, OnField&& on_field) {
+    for (auto [key, field] : tree_.entries(dict)) {
+      auto name = tree_.as_string(key);
+      if (!name) continue;
+      KeyPath::Step at_key(path_, *name);
+      if (!on_field(std::string_view(*name), field)) return false;
+    }
+    return true;
+  }  // any int in [-2^63, 2^64): streams, SIZE_MAX
   bool read(ValueRef value, bool& out);
   bool read(ValueRef value, double& out);
   bool read(ValueRef value, std::string& out);
@@ -214,34 +226,32 @@ bool ModelReader::read_segment(ValueRef value, Segment& out) {
   bool has_address = false, has_total = false, has_allocated = false, has_active = false;
   std::optional<ValueRef> blocks;
   out.frames = empty_frames_;
-  for (auto [key, field] : tree_.entries(value)) {
-    auto name = tree_.as_string(key);
-    if (!name) continue;
-    KeyPath::Step at_key(path_, *name);
+  bool fields_ok = for_each_field(value, [&](std::string_view key, ValueRef field) {
     bool ok = true;
-    if (*name == "device") ok = read(field, out.device);
-    else if (*name == "address") ok = has_address = read(field, out.address);
-    else if (*name == "total_size") ok = has_total = read(field, out.total_size);
-    else if (*name == "allocated_size") ok = has_allocated = read(field, out.allocated_size);
-    else if (*name == "active_size") ok = has_active = read(field, out.active_size);
-    else if (*name == "requested_size") ok = read(field, out.requested_size);
-    else if (*name == "stream") ok = read_bits(field, out.stream);
-    else if (*name == "is_expandable") ok = read(field, out.is_expandable);
-    else if (*name == "frames") ok = read_frames(field, out.frames);
-    else if (*name == "blocks") blocks = field;
-    else if (*name == "segment_type") {
+    if (key == "device") ok = read(field, out.device);
+    else if (key == "address") ok = has_address = read(field, out.address);
+    else if (key == "total_size") ok = has_total = read(field, out.total_size);
+    else if (key == "allocated_size") ok = has_allocated = read(field, out.allocated_size);
+    else if (key == "active_size") ok = has_active = read(field, out.active_size);
+    else if (key == "requested_size") ok = read(field, out.requested_size);
+    else if (key == "stream") ok = read_bits(field, out.stream);
+    else if (key == "is_expandable") ok = read(field, out.is_expandable);
+    else if (key == "frames") ok = read_frames(field, out.frames);
+    else if (key == "blocks") blocks = field;
+    else if (key == "segment_type") {
       std::string type;
       ok = read(field, type);
       out.segment_type = type == "large" ? SegmentType::large : type == "small" ? SegmentType::small : SegmentType::unknown;
-    } else if (*name == "segment_pool_id") {
+    } else if (key == "segment_pool_id") {
       Kind kind = tree_.kind(field);
       if ((kind != Kind::tuple && kind != Kind::list) || tree_.size(field) != 2)
         return fail(fmt::format("expected a pair of ints, found a {} of {} items", kind_name(kind), tree_.size(field)));
       auto items = tree_.children(field).begin();
       ok = read(*items, out.pool_id.first) && read(*++items, out.pool_id.second);
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!fields_ok) return false;
   if (!has_address) return fail("missing key 'address'");
   if (!has_total) return fail("missing key 'total_size'");
   if (!blocks) return fail("missing key 'blocks'");
@@ -273,17 +283,14 @@ bool ModelReader::read_block(ValueRef value, Block& out) {
   bool has_size = false, has_frames = false;
   std::optional<ValueRef> history;
   out.frames = empty_frames_;
-  for (auto [key, field] : tree_.entries(value)) {
-    auto name = tree_.as_string(key);
-    if (!name) continue;
-    KeyPath::Step at_key(path_, *name);
+  bool fields_ok = for_each_field(value, [&](std::string_view key, ValueRef field) {
     bool ok = true;
-    if (*name == "address") ok = read(field, out.address);
-    else if (*name == "size") ok = has_size = read(field, out.size);
-    else if (*name == "requested_size") ok = read(field, out.requested_size);
-    else if (*name == "frames") ok = has_frames = read_frames(field, out.frames);
-    else if (*name == "history") history = field;
-    else if (*name == "state") {
+    if (key == "address") ok = read(field, out.address);
+    else if (key == "size") ok = has_size = read(field, out.size);
+    else if (key == "requested_size") ok = read(field, out.requested_size);
+    else if (key == "frames") ok = has_frames = read_frames(field, out.frames);
+    else if (key == "history") history = field;
+    else if (key == "state") {
       std::string state;
       ok = read(field, state);
       if (state == "active_allocated") out.state = BlockState::active_allocated;
@@ -292,8 +299,9 @@ bool ModelReader::read_block(ValueRef value, Block& out) {
       else if (state == "inactive") out.state = BlockState::inactive;
       else out.state = BlockState::unknown;
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!fields_ok) return false;
   if (!has_size) return fail("missing key 'size'");
   if (history) {
     KeyPath::Step at_history(path_, "history");
@@ -359,46 +367,41 @@ TraceAction action_from(std::string_view text) {
 bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
   if (!expect_dict(value)) return false;
   out.frames = empty_frames_;
-  for (auto [key, field] : tree_.entries(value)) {
-    auto name = tree_.as_string(key);
-    if (!name) continue;
-    KeyPath::Step at_key(path_, *name);
+  bool fields_ok = for_each_field(value, [&](std::string_view key, ValueRef field) {
     bool ok = true;
-    if (*name == "addr") ok = read(field, out.addr);
-    else if (*name == "size") ok = read(field, out.size);
-    else if (*name == "stream") ok = read_bits(field, out.stream);
-    else if (*name == "time_us") ok = read(field, out.time_us);
-    else if (*name == "device_free") ok = read(field, out.device_free);
-    else if (*name == "frames") ok = read_frames(field, out.frames);
-    else if (*name == "action") {
+    if (key == "addr") ok = read(field, out.addr);
+    else if (key == "size") ok = read(field, out.size);
+    else if (key == "stream") ok = read_bits(field, out.stream);
+    else if (key == "time_us") ok = read(field, out.time_us);
+    else if (key == "device_free") ok = read(field, out.device_free);
+    else if (key == "frames") ok = read_frames(field, out.frames);
+    else if (key == "action") {
       auto action = tree_.as_string(field);
       if (!action) return wrong_type(field, "a str");
       out.action = action_from(*action);
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!fields_ok) return false;
   return true;
 }
 
 bool ModelReader::read_settings(ValueRef value, AllocatorSettings& out) {
   if (!expect_dict(value)) return false;
   out.present = true;
-  for (auto [key, field] : tree_.entries(value)) {
-    auto name = tree_.as_string(key);
-    if (!name) continue;
-    KeyPath::Step at_key(path_, *name);
+  bool fields_ok = for_each_field(value, [&](std::string_view key, ValueRef field) {
     bool ok = true;
-    if (*name == "PYTORCH_CUDA_ALLOC_CONF") ok = read(field, out.alloc_conf);
-    else if (*name == "expandable_segments") ok = read(field, out.expandable_segments);
-    else if (*name == "garbage_collection_threshold") ok = read(field, out.garbage_collection_threshold);
-    else if (*name == "pinned_num_register_threads") ok = read(field, out.pinned_num_register_threads);
-    else if (*name == "release_lock_on_cudamalloc") ok = read(field, out.release_lock_on_cudamalloc);
-    else if (*name == "pinned_use_cuda_host_register") ok = read(field, out.pinned_use_cuda_host_register);
-    else if (*name == "max_split_size") {
+    if (key == "PYTORCH_CUDA_ALLOC_CONF") ok = read(field, out.alloc_conf);
+    else if (key == "expandable_segments") ok = read(field, out.expandable_segments);
+    else if (key == "garbage_collection_threshold") ok = read(field, out.garbage_collection_threshold);
+    else if (key == "pinned_num_register_threads") ok = read(field, out.pinned_num_register_threads);
+    else if (key == "release_lock_on_cudamalloc") ok = read(field, out.release_lock_on_cudamalloc);
+    else if (key == "pinned_use_cuda_host_register") ok = read(field, out.pinned_use_cuda_host_register);
+    else if (key == "max_split_size") {
       std::uint64_t bits = 0;  // SIZE_MAX written as int64 is -1; as an unsigned big int, 2^64-1
       ok = read_bits(field, bits);
       out.max_split_size = static_cast<std::int64_t>(bits);
-    } else if (*name == "roundup_power2_divisions") {
+    } else if (key == "roundup_power2_divisions") {
       if (tree_.kind(field) == Kind::integer) {  // a single value for every size
         out.roundup_power2_divisions.emplace_back("", *tree_.as_int(field));
       } else {
@@ -412,10 +415,11 @@ bool ModelReader::read_settings(ValueRef value, AllocatorSettings& out) {
         }
       }
     } else {
-      out.other.emplace_back(std::string(*name), scalar_text(tree_, field));
+      out.other.emplace_back(std::string(key), scalar_text(tree_, field));
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!fields_ok) return false;
   if (out.alloc_conf) {
     if (auto fraction = conf_option(*out.alloc_conf, "per_process_memory_fraction")) {
       double parsed = 0;
