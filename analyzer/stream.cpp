@@ -117,7 +117,7 @@ void LogStream::scan_available(bool at_end) {
   trim();
 }
 
-std::uint64_t LogStream::line_end(std::uint64_t offset, bool /*at_end*/) const {
+std::uint64_t LogStream::line_end(std::uint64_t offset) const {
   std::uint64_t end = std::min(scanned_ > offset ? scanned_ : end_offset(), end_offset());
   if (offset >= end) return end;
   const void* nl = std::memchr(at(offset), '\n', end - offset);
@@ -131,7 +131,7 @@ std::uint64_t LogStream::newlines_between(std::uint64_t from, std::uint64_t to) 
 
 void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
   std::uint64_t floor = std::max(base_, emitted_until_);
-  std::uint64_t le = line_end(offset, false);
+  std::uint64_t le = line_end(offset);
   if (open_) {
     if (le - open_->start <= limits_.max_region_bytes) {
       if (open_->anchors.empty() || open_->anchors.back() != offset) {

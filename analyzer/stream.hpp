@@ -66,7 +66,7 @@ class LogStream {
   void close_region_if_done(bool at_end);
   void emit_region(std::uint64_t end);
   void trim();
-  std::uint64_t line_end(std::uint64_t offset, bool at_end) const;
+  std::uint64_t line_end(std::uint64_t offset) const;
   std::uint64_t newlines_between(std::uint64_t from, std::uint64_t to) const;
 
   const LiteralScanner& scanner_;

@@ -2,21 +2,7 @@
 # End-to-end tests of the command line: the real binary, real files, real pipes.
 set -u
 fixtures=${1:?usage: cli_e2e.sh FIXTURES_DIR}
-oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
-run() {  # run ARGS... -> $out $err $status
-  out=$("$oomlens" "$@" 2>"$tmp/err" </dev/null); status=$?
-  err=$(cat "$tmp/err")
-}
-has() { grep -qF -- "$2" <<<"$1"; }
+source "$(dirname "$0")/e2e_lib.sh"
 
 oom_log=$(ls "$fixtures"/logs/*.log | head -1)
 for f in "$fixtures"/logs/*.log; do

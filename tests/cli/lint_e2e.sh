@@ -2,21 +2,7 @@
 # End-to-end tests of `oomlens lint`: the real binary on the fixture scripts.
 set -u
 fixtures=${1:?usage: lint_e2e.sh FIXTURES_DIR}
-oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
-run() {  # run ARGS... -> $out $err $status
-  out=$("$oomlens" "$@" 2>"$tmp/err" </dev/null); status=$?
-  err=$(cat "$tmp/err")
-}
-has() { grep -qF -- "$2" <<<"$1"; }
+source "$(dirname "$0")/e2e_lib.sh"
 
 s=$fixtures/scripts
 cp "$s/empty_cache_in_loop.py" "$tmp/train.py"

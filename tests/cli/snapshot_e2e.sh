@@ -4,21 +4,7 @@
 set -u
 fixtures=${1:?usage: snapshot_e2e.sh FIXTURES_DIR}
 snaps="$fixtures/snapshots"
-oomlens=$(realpath "${OOMLENS:?set OOMLENS to the oomlens binary}")
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
-run() {  # run ARGS... -> $out $err $status
-  out=$("$oomlens" "$@" 2>"$tmp/err" </dev/null); status=$?
-  err=$(cat "$tmp/err")
-}
-has() { grep -qF -- "$2" <<<"$1"; }
+source "$(dirname "$0")/e2e_lib.sh"
 json_class() {  # the oom class from JSON on stdin, "null" without an oom
   python3 -c 'import json,sys; o=json.load(sys.stdin)["oom"]; print(o["class"] if o else "null")' 2>/dev/null
 }
