@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analyzer/python/script.hpp"
@@ -21,13 +22,25 @@ struct SourceDiagnostic {
   std::vector<TextEdit> edits;          // sorted, non-overlapping
 };
 
+// A code action on a script that no diagnostic needs to trigger (set the
+// allocator configuration, record a memory snapshot): exact byte-range edits
+// on the source, sorted and non-overlapping.
+struct ScriptAction {
+  std::string title;
+  FixSafety safety = FixSafety::unsafe;
+  std::vector<TextEdit> edits;
+};
+
 struct SourceRule {
   RuleInfo info;
   void (*check)(const analyzer::python::Script&, std::vector<SourceDiagnostic>&);
 };
 
 namespace source {
-SourceRule empty_cache_in_loop_rule();  // OOM301
+SourceRule empty_cache_in_loop_rule();       // OOM301
+SourceRule alloc_conf_too_late_rule();       // OOM302 (rules/source/alloc_conf_too_late.cpp)
+SourceRule invalid_alloc_conf_rule();        // OOM303 (rules/source/invalid_alloc_conf.cpp)
+SourceRule snapshot_never_dumped_rule();     // OOM304 (rules/source/snapshot_never_dumped.cpp)
 }
 
 }  // namespace oomlens::rules
