@@ -1,0 +1,52 @@
+// Restart bounds and selection diagnostics.
+import { strict as assert } from "node:assert";
+import { describe, it } from "node:test";
+import { RestartBudget } from "../../src/restartBudget";
+import { selectionDiagnostics } from "../../src/selectionDiagnostics";
+import { commonSuffixLength } from "../../src/scripts";
+import { terminalNameFor } from "../../src/terminals";
+
+describe("restart budget", () => {
+  it("allows three restarts in three minutes, then none until the window passes or a reset", () => {
+    const b = new RestartBudget(3, 180_000);
+    assert.deepEqual([b.allow(0), b.allow(1000), b.allow(2000), b.allow(3000)], [true, true, true, false]);
+    assert.equal(b.allow(181_000), true, "the first restart left the window");
+    b.reset();
+    assert.equal(b.allow(181_001), true);
+  });
+});
+
+describe("selection diagnostics", () => {
+  it("places incidents and findings at their lines within the selection", () => {
+    const diags = selectionDiagnostics(
+      {
+        incidents: [{ line: 3, end_line: 4, rule: "OOM101", message: "GPU out of memory from fragmentation" }],
+        findings: [{ line: 1, rule: "OOM201", severity: "warning", message: "cache flushes" }],
+      },
+      10,
+      100,
+    );
+    assert.equal(diags.length, 2);
+    assert.equal(diags[0]!.range.start.line, 12);
+    assert.equal(diags[0]!.range.end.line, 13);
+    assert.equal(diags[0]!.code, "OOM101");
+    assert.equal(diags[0]!.source, "oomlens");
+    assert.equal(diags[1]!.range.start.line, 10);
+    assert.equal(diags[1]!.severity, 1 /* Warning */);
+  });
+  it("clamps to the document", () => {
+    const diags = selectionDiagnostics({ incidents: [{ line: 50, rule: "OOM105" }] }, 0, 5);
+    assert.equal(diags[0]!.range.start.line, 4);
+  });
+});
+
+describe("script and terminal helpers", () => {
+  it("scores workspace files by common path suffix", () => {
+    assert.equal(commonSuffixLength("/ws/seg3d/train.py", "/home/kai/seg3d/train.py"), 2);
+    assert.equal(commonSuffixLength("/ws/other/train.py", "/home/kai/seg3d/train.py"), 1);
+  });
+  it("names a verification terminal for its command", () => {
+    assert.equal(terminalNameFor("python train.py"), "oomlens verify: python train.py");
+    assert.ok(terminalNameFor("x".repeat(100)).length < 60);
+  });
+});
