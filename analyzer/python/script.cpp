@@ -61,7 +61,37 @@ std::uint32_t grammar_abi_version() { return ts_language_version(tree_sitter_pyt
 std::uint32_t runtime_min_abi_version() { return TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION; }
 std::uint32_t runtime_max_abi_version() { return TREE_SITTER_LANGUAGE_VERSION; }
 
-Script parse_script(std::string_view source) {
+namespace {
+
+TSPoint ts_point(const Script& script, std::uint32_t byte) {
+  Point p = script.point(byte);  // 1-based line, byte column
+  return {p.line - 1, p.column};
+}
+
+// The one edit that turns `before` into `after`: everything between their
+// common prefix and common suffix. Comparing the texts (memcmp speed) spares
+// threading the client's change list through the document store, and is
+// exact however many changes a version bundled.
+TSInputEdit edit_between(const Script& before, const Script& after) {
+  std::string_view a = before.source(), b = after.source();
+  std::size_t limit = std::min(a.size(), b.size());
+  std::size_t prefix = 0;
+  while (prefix < limit && a[prefix] == b[prefix]) ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < limit - prefix && a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) ++suffix;
+  TSInputEdit edit{};
+  edit.start_byte = static_cast<std::uint32_t>(prefix);
+  edit.old_end_byte = static_cast<std::uint32_t>(a.size() - suffix);
+  edit.new_end_byte = static_cast<std::uint32_t>(b.size() - suffix);
+  edit.start_point = ts_point(before, edit.start_byte);
+  edit.old_end_point = ts_point(before, edit.old_end_byte);
+  edit.new_end_point = ts_point(after, edit.new_end_byte);
+  return edit;
+}
+
+}  // namespace
+
+Script parse_script(std::string_view source, const Script* previous) {
   Script script;
   script.source_ = std::string(source);
 
@@ -74,7 +104,16 @@ Script parse_script(std::string_view source) {
     if (!ts_parser_set_language(parser.get(), tree_sitter_python()))
       throw std::runtime_error("tree-sitter-python ABI " + std::to_string(grammar_abi_version()) +
                                " is not supported by the linked tree-sitter runtime");
-    script.tree_.reset(ts_parser_parse_string(parser.get(), nullptr, script.source_.data(),
+    // Incremental: tree-sitter reuses the subtrees the edit did not touch.
+    // The previous tree is copied (cheap, reference counted), never edited
+    // in place: another thread may still be reading it.
+    std::unique_ptr<TSTree, Script::TreeDeleter> old_tree;
+    if (previous && previous->tree_) {
+      old_tree.reset(ts_tree_copy(previous->tree_.get()));
+      TSInputEdit edit = edit_between(*previous, script);
+      ts_tree_edit(old_tree.get(), &edit);
+    }
+    script.tree_.reset(ts_parser_parse_string(parser.get(), old_tree.get(), script.source_.data(),
                                               static_cast<std::uint32_t>(script.source_.size())));
   }
 

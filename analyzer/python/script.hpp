@@ -201,7 +201,7 @@ class Script {
   std::optional<StringLiteral> string_literal(Node node) const;
 
  private:
-  friend Script parse_script(std::string_view source);
+  friend Script parse_script(std::string_view source, const Script* previous);
   Script();
 
   struct TreeDeleter {
@@ -218,7 +218,12 @@ class Script {
 // Parses a script (UTF-8). Never throws for bad input: a script that does not
 // parse has syntax_errors(). Throws std::runtime_error only if the compiled-in
 // grammar is incompatible with the tree-sitter runtime.
-Script parse_script(std::string_view source);
+//
+// With `previous` (an earlier version of the same document) the parse is
+// incremental: the difference between the two texts is applied to a copy of
+// the previous tree with tree-sitter's edit API, and unchanged subtrees are
+// reused. The result is the same as a fresh parse.
+Script parse_script(std::string_view source, const Script* previous = nullptr);
 
 // The grammar's ABI version (14 for tree-sitter-python 0.21.0) and the range
 // the linked runtime accepts.
