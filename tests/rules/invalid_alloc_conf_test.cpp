@@ -1,0 +1,168 @@
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/python/script.hpp"
+#include "rules/source/lint.hpp"
+
+using namespace oomlens::rules;
+using oomlens::analyzer::python::parse_script;
+
+namespace {
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/scripts/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Only OOM303's diagnostics (other rules run on the same scripts).
+std::vector<SourceDiagnostic> lint(std::string_view src) {
+  std::vector<SourceDiagnostic> out;
+  for (auto& d : lint_script(parse_script(src)))
+    if (d.diagnosis.code == "OOM303") out.push_back(std::move(d));
+  return out;
+}
+
+// "line:col: CODE message" lines, as `oomlens lint` prints them.
+std::vector<std::string> lines(std::string_view src) {
+  std::vector<std::string> out;
+  for (const auto& d : lint(src))
+    out.push_back(fmt::format("{}:{}: {} {}", d.start.line, d.start.column, d.diagnosis.code, d.diagnosis.message));
+  return out;
+}
+
+std::string covered(std::string_view src, const SourceDiagnostic& d) {
+  return std::string(src.substr(d.range.begin, d.range.end - d.range.begin));
+}
+
+std::string fixed(std::string_view src, bool unsafe = false) {
+  return apply_edits(src, fix_edits(lint_script(parse_script(src)), unsafe));
+}
+
+}  // namespace
+
+TEST_CASE("OOM303: every fixture's safe fix gives its .fixed.py byte for byte, and twice changes nothing",
+          "[invalid_alloc_conf]") {
+  for (const char* stem : {"alloc_conf_invalid", "alloc_conf_invalid_duplicates", "alloc_conf_invalid_imports",
+                           "alloc_conf_invalid_none"}) {
+    INFO(stem);
+    std::string before = read_fixture(std::string(stem) + ".py");
+    std::string after = read_fixture(std::string(stem) + ".fixed.py");
+    std::string once = fixed(before);
+    CHECK(once == after);
+    CHECK(fixed(once) == once);
+  }
+}
+
+TEST_CASE("OOM303: unknown option and out-of-range size, on their exact characters", "[invalid_alloc_conf]") {
+  std::string src = read_fixture("alloc_conf_invalid.py");
+  CHECK(lines(src) == std::vector<std::string>{
+                          "4:42: OOM303 unknown option 'expandable_segment' (did you mean 'expandable_segments'?)",
+                          "4:66: OOM303 max_split_size_mb:-1: must be an integer ≥ 20 (MiB)",
+                          "5:46: OOM303 expandable_segments:true: must be True or False (case-sensitive)",
+                      });
+  auto d = lint(src);
+  REQUIRE(d.size() == 3);
+  CHECK(covered(src, d[0]) == "expandable_segment");
+  CHECK(covered(src, d[1]) == "max_split_size_mb:-1");
+  CHECK(covered(src, d[2]) == "expandable_segments:true");
+  CHECK(d[0].diagnosis.name == "invalid-allocator-config");
+  CHECK(d[0].diagnosis.severity == Severity::error);
+  // The misspelling: an unsafe fix replacing just the key.
+  REQUIRE(d[0].fix_safety);
+  CHECK(*d[0].fix_safety == FixSafety::unsafe);
+  REQUIRE(d[0].edits.size() == 1);
+  CHECK(d[0].edits[0].replacement == "expandable_segments");
+  CHECK(src.substr(d[0].edits[0].begin, d[0].edits[0].end - d[0].edits[0].begin) == "expandable_segment");
+  // Out of range: no fix to guess.
+  CHECK_FALSE(d[1].fix_safety);
+  CHECK(d[1].diagnosis.fixes.empty());
+  // With unsafe fixes, the values become valid and the rule goes quiet on them.
+  std::string all = fixed(src, true);
+  CHECK(all.find("\"expandable_segments:True,max_split_size_mb:-1\"") != std::string::npos);
+  CHECK(all.find("\"expandable_segments:True\")") != std::string::npos);
+  CHECK(lint(all).size() == 1);
+}
+
+TEST_CASE("OOM303: duplicates and units: safe fixes", "[invalid_alloc_conf]") {
+  std::string src = read_fixture("alloc_conf_invalid_duplicates.py");
+  auto d = lint(src);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].diagnosis.severity == Severity::warning);
+  CHECK(covered(src, d[0]) == "max_split_size_mb:128");
+  CHECK(*d[0].fix_safety == FixSafety::safe);
+  CHECK(covered(src, d[1]) == "max_split_size_mb:256MB");
+  CHECK(*d[1].fix_safety == FixSafety::safe);
+  CHECK(d[1].diagnosis.fixes[0].title == "Replace `256MB` with `256`");
+}
+
+TEST_CASE("OOM303: every way of setting the variable, names resolved through imports", "[invalid_alloc_conf]") {
+  std::string src = read_fixture("alloc_conf_invalid_imports.py");
+  CHECK(lines(src) == std::vector<std::string>{
+                          "4:65: OOM303 'max_split_size_mb' is ignored under backend:cudaMallocAsync",
+                          "5:44: OOM303 expandable_segments:True is ignored on ROCm before PyTorch 2.11 (it logs "
+                          "'expandable_segments not supported on this platform')",
+                          "6:36: OOM303 garbage_collection_threshold:1.5: must be a number between 0 and 1, exclusive",
+                          "7:68: OOM303 roundup_power2_divisions: '300:2': the interval start must be a power of 2 (MiB) or '>'",
+                          "9:44: OOM303 max_split_size_mb:10: must be an integer ≥ 20 (MiB)",
+                      });
+  auto d = lint(src);
+  REQUIRE(d.size() == 5);
+  // Across an escape: the diagnostic covers the escapes that make the value.
+  CHECK(covered(src, d[4]) == "max_split_size_mb:\\x31\\x30");
+  CHECK(d[0].diagnosis.severity == Severity::warning);
+}
+
+TEST_CASE("OOM303: valid settings and other variables are quiet", "[invalid_alloc_conf]") {
+  CHECK(lint(read_fixture("alloc_conf_invalid_none.py")).empty());
+  CHECK(lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = value\n").empty());  // not a literal
+  CHECK(lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = f'expandable_segment:{x}'\n").empty());
+  CHECK(lint("environ = {}\nenviron['PYTORCH_CUDA_ALLOC_CONF'] = 'bogus:1'\n").empty());  // not os.environ
+  CHECK(lint("import os\nos.getenv('PYTORCH_CUDA_ALLOC_CONF', 'bogus:1')\n").empty());      // a read, not a write
+}
+
+TEST_CASE("OOM303: more assignment forms", "[invalid_alloc_conf]") {
+  CHECK(lines("import os\nos.environ.update(PYTORCH_CUDA_ALLOC_CONF='expandable_segments:yes')\n") ==
+        std::vector<std::string>{"2:44: OOM303 expandable_segments:yes: must be True or False"});
+  CHECK(lines("from os import environ as E\nE.setdefault('PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:yes')\n").size() ==
+        1);
+  CHECK(lines("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = ('expandable_segments:yes')\n").size() == 1);
+  // A character beyond ASCII before the option: the column counts code points.
+  auto d = lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'é:1,expandable_segment:True'\n");
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].diagnosis.message == "unknown option 'é'");
+  CHECK(d[1].start.column == 46);
+  CHECK(d[1].start.byte_column == 47);
+}
+
+TEST_CASE("OOM303: a fix across two concatenated literals is offered as advice, not an edit", "[invalid_alloc_conf]") {
+  std::string src = "import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_' 'segment:True'\n";
+  auto d = lint(src);
+  REQUIRE(d.size() == 1);
+  CHECK(covered(src, d[0]) == "expandable_' 'segment");
+  CHECK(d[0].edits.empty());
+  CHECK_FALSE(d[0].fix_safety);
+  REQUIRE(d[0].diagnosis.fixes.size() == 1);
+  CHECK(d[0].diagnosis.fixes[0].safety == FixSafety::display_only);
+}
+
+TEST_CASE("OOM303: a file with syntax errors gets diagnostics, no edits", "[invalid_alloc_conf]") {
+  auto d = lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segment:True'\ndef (:\n");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].edits.empty());
+}
+
+TEST_CASE("OOM303: registered, with its doc page", "[invalid_alloc_conf]") {
+  auto info = find_rule("invalid-allocator-config");
+  REQUIRE(info);
+  CHECK(info->code == "OOM303");
+  auto doc = rule_doc("OOM303");
+  REQUIRE(doc);
+  CHECK(doc->find("# OOM303 invalid-allocator-config") != std::string_view::npos);
+}
