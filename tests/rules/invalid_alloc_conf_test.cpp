@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analyzer/python/script.hpp"
+#include "rules/source/config_lint.hpp"
 #include "rules/source/lint.hpp"
 
 using namespace oomlens::rules;
@@ -165,4 +166,96 @@ TEST_CASE("OOM303: registered, with its doc page", "[invalid_alloc_conf]") {
   auto doc = rule_doc("OOM303");
   REQUIRE(doc);
   CHECK(doc->find("# OOM303 invalid-allocator-config") != std::string_view::npos);
+}
+
+// --- OOM303 on shell scripts, .env files and launch.json (rules/source/config_lint.hpp)
+
+namespace {
+
+std::string read_config(const std::string& name) {
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/config/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> config_lines(ConfigFileKind kind, std::string_view text) {
+  std::vector<std::string> out;
+  for (const auto& d : lint_config_file(kind, text))
+    out.push_back(fmt::format("{}:{}: {} {}", d.start.line, d.start.column, d.diagnosis.code, d.diagnosis.message));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("OOM303 config: which files are configuration files", "[invalid_alloc_conf]") {
+  CHECK(config_file_kind("run/train.sh") == ConfigFileKind::shell);
+  CHECK(config_file_kind("launch.bash") == ConfigFileKind::shell);
+  CHECK(config_file_kind(".env") == ConfigFileKind::dotenv);
+  CHECK(config_file_kind("/p/cluster.env") == ConfigFileKind::dotenv);
+  CHECK(config_file_kind("/p/.vscode/launch.json") == ConfigFileKind::launch_json);
+  CHECK(config_file_kind(".vscode/launch.json") == ConfigFileKind::launch_json);
+  CHECK_FALSE(config_file_kind("launch.json"));
+  CHECK_FALSE(config_file_kind("/p/conf/launch.json"));
+  CHECK_FALSE(config_file_kind("train.py"));
+  CHECK_FALSE(config_file_kind(".env.local"));
+}
+
+TEST_CASE("OOM303 config: a shell script", "[invalid_alloc_conf]") {
+  std::string t = read_config("train.sh");
+  CHECK(config_lines(ConfigFileKind::shell, t) ==
+        std::vector<std::string>{
+            "5:33: OOM303 expandable_segments:true: must be True or False (case-sensitive)",
+            "6:70: OOM303 'garbage_collection_threshold' is ignored under backend:cudaMallocAsync",
+            "8:29: OOM303 unknown option 'max_split_size' (did you mean 'max_split_size_mb'?)",
+        });
+  auto d = lint_config_file(ConfigFileKind::shell, t);
+  REQUIRE(d.size() == 3);
+  CHECK(covered(t, d[0]) == "expandable_segments:true");
+  CHECK(covered(t, d[1]) == "garbage_collection_threshold:0.6");
+  // Unsafe fixes only: `--fix` leaves the file alone; with unsafe fixes the values become valid.
+  CHECK(fix_edits(d).empty());
+  std::string all = apply_edits(t, fix_edits(d, true));
+  CHECK(all.find("export PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True,max_split_size_mb:512\"") != std::string::npos);
+  CHECK(all.find("env PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128 python eval.py") != std::string::npos);
+  CHECK(lint_config_file(ConfigFileKind::shell, all).size() == 1);  // the ignored option has no fix
+}
+
+TEST_CASE("OOM303 config: a .env file", "[invalid_alloc_conf]") {
+  std::string t = read_config("cluster.env");
+  CHECK(config_lines(ConfigFileKind::dotenv, t) ==
+        std::vector<std::string>{
+            "3:50: OOM303 max_split_size_mb:19: must be an integer ≥ 20 (MiB)",
+            "4:32: OOM303 expandable_segments:True is ignored on ROCm before PyTorch 2.11 (it logs "
+            "'expandable_segments not supported on this platform')",
+        });
+}
+
+TEST_CASE("OOM303 config: launch.json env blocks", "[invalid_alloc_conf]") {
+  std::string t = read_config(".vscode/launch.json");
+  CHECK(config_lines(ConfigFileKind::launch_json, t) ==
+        std::vector<std::string>{
+            "11:62: OOM303 unknown option 'roundup_power2_divisons' (did you mean 'roundup_power2_divisions'?)",
+        });
+  auto d = lint_config_file(ConfigFileKind::launch_json, t);
+  REQUIRE(d.size() == 1);
+  REQUIRE(d[0].edits.size() == 1);
+  CHECK(d[0].edits[0].replacement == "roundup_power2_divisions");
+  CHECK(covered(t, d[0]) == "roundup_power2_divisons");
+  // Broken JSON: nothing, never a crash.
+  CHECK(lint_config_file(ConfigFileKind::launch_json, "{\"configurations\": [{\"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": ").empty());
+}
+
+TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invalid_alloc_conf]") {
+  // A fix that would cross a quote boundary is advice only.
+  std::string_view t = "export PYTORCH_CUDA_ALLOC_CONF=expandable_'segment':True\n";
+  auto d = lint_config_file(ConfigFileKind::shell, t);
+  REQUIRE(d.size() == 1);
+  CHECK(covered(t, d[0]) == "expandable_'segment");  // the key's characters, up to the closing quote
+  CHECK(d[0].edits.empty());
+  // An expansion is not a constant: not checked.
+  CHECK(lint_config_file(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=\"$X,bogus:1\"\n").empty());
+  // Other variables are not read.
+  CHECK(lint_config_file(ConfigFileKind::dotenv, "OTHER=bogus:1\n").empty());
 }

@@ -1,0 +1,75 @@
+// Environment-variable assignments in the files that launch a training run
+// besides the script itself: shell scripts, .env files and VS Code launch
+// configurations. Facts only: each value with its quoting removed and every
+// value byte mapped back to the source bytes it came from (the same map as a
+// Python string literal), so a rule can point at one option of a value.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/python/strings.hpp"
+
+namespace oomlens::analyzer::config {
+
+enum class AssignmentForm {
+  plain,           // X=v alone (a shell variable; .env lines are plain too)
+  exported,        // export X=v, declare -x X=v, .env `export X=v`
+  command_prefix,  // X=v python train.py
+  env_command,     // env X=v torchrun ...
+  json,            // "X": "v" in a launch.json env object
+};
+
+struct EnvAssignment {
+  std::string name;
+  // The value, unquoted; range: the value as written (quotes included);
+  // pieces: value byte -> source bytes.
+  python::StringLiteral value;
+  // False when the value holds an expansion ($X, ${X}, `cmd`): not a constant.
+  bool constant = true;
+  std::size_t name_begin = 0;       // source byte of the name
+  std::size_t statement_begin = 0;  // the start of its command / line / JSON member
+  AssignmentForm form = AssignmentForm::plain;
+};
+
+// Shell (POSIX sh / bash): assignments before a command or alone, after
+// `export`, `declare`/`typeset`/`local`/`readonly` and `env`; comments,
+// quoting, backslash escapes, line continuations and here-documents are
+// understood. Assignments inside $(...), functions' bodies and control
+// structures are found too (they are commands like any other).
+std::vector<EnvAssignment> shell_assignments(std::string_view text);
+
+// One command of a shell script that starts a program, for inserting before it.
+struct ShellCommand {
+  std::size_t begin = 0;  // the first byte of the command's first word (prefix assignments included)
+  std::size_t line_begin = 0;
+  std::string program;    // the first word that is not an assignment: "python", "torchrun", "env"
+  std::vector<std::string> words;  // the decoded words after the prefix assignments
+};
+std::vector<ShellCommand> shell_commands(std::string_view text);
+
+// .env files (python-dotenv / docker compose): `X=v`, `export X=v`, `X = v`;
+// single quotes literal, double quotes with backslash escapes, `#` comments
+// (after whitespace in an unquoted value).
+std::vector<EnvAssignment> dotenv_assignments(std::string_view text);
+
+// A VS Code launch.json (JSON with comments and trailing commas): the
+// configurations and their `env` objects.
+struct LaunchConfiguration {
+  std::size_t begin = 0, end = 0;  // the object, braces included
+  std::string type;                // "python", "debugpy", ... ("" when absent)
+  std::string name;
+  std::optional<std::pair<std::size_t, std::size_t>> env;  // the env object, braces included
+  std::vector<EnvAssignment> env_entries;                  // its string members
+};
+struct LaunchFile {
+  bool valid = false;  // parsed as JSONC with a `configurations` array
+  std::vector<LaunchConfiguration> configurations;
+};
+LaunchFile parse_launch_json(std::string_view text);
+std::vector<EnvAssignment> launch_json_assignments(std::string_view text);
+
+}  // namespace oomlens::analyzer::config
