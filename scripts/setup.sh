@@ -9,6 +9,7 @@ packages=(
   ripgrep hyperfine time python3
   neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
   libtree-sitter-dev  # the tree-sitter runtime the Python grammar runs on (analyzer/python)
+  chromium libkrb5-dev  # the VS Code extension's browser test: Chromium drives code-server, whose install builds against krb5
 )
 
 # npm fetches the Python grammar below. These machines ship Node 20 with npm;

@@ -5,3 +5,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 cd "$root/build"
 ctest --output-on-failure --parallel "$(nproc)"
+"$root/scripts/test_extension.sh"

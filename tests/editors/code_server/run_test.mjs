@@ -1,0 +1,289 @@
+// The extension in a real VS Code: code-server (VS Code in the browser, from
+// the npm registry) driven in Debian's Chromium by playwright-core.
+//
+//   node run_test.mjs --code-server BIN --vsix FILE --artifacts DIR
+//
+// Installs the .vsix (which bundles the oomlens binary), opens a workspace with
+// a fixture log and a training script, and checks that
+//   1. the log's diagnostics (OOM101) reach the Problems panel,
+//   2. a quick fix on the log runs: "Run the verification command" opens a
+//      terminal named for it (the extension's executeCommand middleware),
+//   3. "oomlens: Diagnose Selection" opens the report beside the editor,
+//   4. when the server has its Python rules: OOM301 on the script, and the
+//      quick fix "Remove the `torch.cuda.empty_cache()` call" edits it.
+// What the extension saw is read from OOMLENS_VSCODE_TEST_STATE (a file the
+// extension writes in test runs); screenshots go to the artifacts folder.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../../..");
+const require = createRequire(path.join(repo, "vscode-extension", "package.json"));
+const { chromium } = require("playwright-core");
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const codeServer = arg("code-server");
+const vsix = arg("vsix");
+const artifacts = path.resolve(arg("artifacts", path.join(repo, "build/ci-artifacts")));
+const chromiumPath = arg("chromium", "/usr/bin/chromium");
+if (!codeServer || !vsix) {
+  console.error("usage: run_test.mjs --code-server BIN --vsix FILE [--artifacts DIR]");
+  process.exit(2);
+}
+fs.mkdirSync(artifacts, { recursive: true });
+
+const started = Date.now();
+const log = (msg) => console.log(`[code-server test ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+const results = [];
+function check(name, ok, detail = "") {
+  results.push({ name, ok, detail });
+  log(`${ok ? "PASS" : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "oomlens-code-server-"));
+const userData = path.join(tmp, "user-data");
+const extensions = path.join(tmp, "extensions");
+const workspace = path.join(tmp, "workspace");
+const statePath = path.join(tmp, "state.json");
+const browserProfile = path.join(tmp, "chromium");
+for (const d of [path.join(userData, "User"), extensions, workspace, browserProfile]) fs.mkdirSync(d, { recursive: true });
+
+const logName = "pytorch26_fragmentation.log";
+const scriptName = "empty_cache_in_loop.py";
+fs.copyFileSync(path.join(repo, "fixtures/logs", logName), path.join(workspace, logName));
+fs.copyFileSync(path.join(repo, "fixtures/scripts", scriptName), path.join(workspace, scriptName));
+const logUri = pathToFileURL(path.join(workspace, logName)).toString();
+const scriptUri = pathToFileURL(path.join(workspace, scriptName)).toString();
+
+fs.writeFileSync(
+  path.join(userData, "User", "settings.json"),
+  JSON.stringify(
+    {
+      "chat.disableAIFeatures": true,
+      "security.workspace.trust.enabled": false,
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "workbench.welcomePage.walkthroughs.openOnInstall": false,
+      "telemetry.telemetryLevel": "off",
+      "extensions.autoCheckUpdates": false,
+      "extensions.autoUpdate": false,
+      "update.mode": "none",
+      "editor.lightbulb.enabled": "off",
+      "python.languageServer": "None",
+      "terminal.integrated.shellIntegration.enabled": true,
+    },
+    null,
+    1,
+  ),
+);
+const config = path.join(tmp, "config.yaml");
+fs.writeFileSync(config, "auth: none\ncert: false\n");
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+function readState() {
+  try {
+    return JSON.parse(fs.readFileSync(statePath, "utf8"));
+  } catch {
+    return { diagnostics: {}, documents: {}, events: [] };
+  }
+}
+
+async function waitFor(what, cond, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+let server;
+let context;
+let page;
+async function shot(name) {
+  if (!page) return;
+  const file = path.join(artifacts, name);
+  await page.screenshot({ path: file }).catch((e) => log(`screenshot ${name} failed: ${e.message}`));
+  log(`screenshot: ${file}`);
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(name) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".tab", { hasText: name }).first().waitFor({ timeout: 15000 });
+}
+
+async function goToLine(line) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`:${line}`);
+  await page.keyboard.press("Enter");
+}
+
+/** Opens the quick-fix menu at the cursor and picks the entry with this text. */
+async function applyQuickFix(text) {
+  await page.locator(".monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+.");
+  const item = page.locator(".action-widget .monaco-list-row", { hasText: text }).first();
+  await item.waitFor({ state: "visible", timeout: 15000 });
+  const titles = await page.locator(".action-widget .monaco-list-row").allInnerTexts();
+  log(`quick fixes offered: ${titles.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ")}`);
+  // Keyboard, as a user would: a pointer-block layer covers the menu for clicks.
+  for (let i = 0; i < 30; i++) {
+    const focused = await page.locator(".action-widget .monaco-list-row.focused").first().innerText().catch(() => "");
+    if (focused.includes(text)) break;
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+}
+
+let exitCode = 1;
+try {
+  const binary = path.join(extensions, "oomlens.oomlens-0.1.0-linux-x64", "bin", "oomlens");
+  log(`installing ${vsix}`);
+  const install = spawnSync(codeServer, ["--extensions-dir", extensions, "--user-data-dir", userData, "--install-extension", vsix], {
+    encoding: "utf8",
+    timeout: 120000,
+  });
+  check("the .vsix installs into code-server", install.status === 0, (install.stdout + install.stderr).trim().split("\n").pop());
+  if (install.status !== 0) throw new Error("install failed");
+  const installedBinary = fs.readdirSync(extensions).map((d) => path.join(extensions, d, "bin", "oomlens")).find((f) => fs.existsSync(f));
+  check("the .vsix bundles the oomlens binary", Boolean(installedBinary), installedBinary ?? binary);
+
+  const port = await freePort();
+  log(`starting code-server on 127.0.0.1:${port}`);
+  server = spawn(
+    codeServer,
+    [
+      "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+      "--disable-workspace-trust", "--extensions-dir", extensions, "--user-data-dir", userData, "--config", config, workspace,
+    ],
+    { env: { ...process.env, OOMLENS_VSCODE_TEST_STATE: statePath, PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const serverLog = fs.createWriteStream(path.join(artifacts, "code-server.log"));
+  server.stdout.pipe(serverLog);
+  server.stderr.pipe(serverLog);
+  await waitFor(
+    "code-server to listen",
+    () => new Promise((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => { s.destroy(); resolve(true); });
+      s.on("error", () => resolve(false));
+    }),
+    60000,
+  );
+
+  context = await chromium.launchPersistentContext(browserProfile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  log("workbench visible");
+
+  // 1. The log's diagnostics reach the extension and the Problems panel.
+  await openFile(logName);
+  const logDiags = await waitFor("OOM101 on the log", () => readState().diagnostics[logUri]?.find((d) => d.code === "OOM101"), 60000).catch((e) => (check("the log gets OOM101", false, e.message), undefined));
+  if (logDiags) check("the log gets OOM101 from the server", true, `line ${logDiags.line + 1}: ${logDiags.message}`);
+  await page.keyboard.press("Control+Shift+M");
+  const problemRow = page.locator(".markers-panel .monaco-list-row", { hasText: "OOM101" }).first();
+  const inPanel = await problemRow.waitFor({ timeout: 30000 }).then(() => true, () => false);
+  const rows = await page.locator(".markers-panel .monaco-list-row").count();
+  check("the Problems panel shows OOM101", inPanel, `${rows} rows in the Problems panel`);
+  await shot("code-server-problems.png");
+
+  // 2. A quick fix on the log: the server's "run" command is carried out by the extension in a terminal.
+  if (logDiags) {
+    await page.locator(".editor-instance .monaco-editor").first().click();
+    await goToLine(logDiags.line + 1);
+    await applyQuickFix("Run the verification command");
+    const ran = await waitFor("the verification command to run", () => readState().events.find((e) => e.startsWith("ran:")), 20000).catch(() => undefined);
+    const terminalTab = await page.locator(".terminal-tabs-entry, .single-terminal-tab, .terminal-tab", { hasText: "oomlens verify" }).count().catch(() => 0);
+    check("the log's quick fix runs the verification command in a terminal", Boolean(ran), `${ran ?? "no run event"}; terminal tabs named for it: ${terminalTab}`);
+  }
+
+  // 3. Diagnose Selection opens the report beside the editor.
+  await page.locator(".tab", { hasText: logName }).first().click();
+  await page.locator(".editor-instance .monaco-editor").first().click();
+  await page.keyboard.press("Control+A");
+  await runCommand("oomlens: Diagnose Selection");
+  const report = await waitFor("the report", () => readState().events.find((e) => e.startsWith("report:")), 30000).catch(() => undefined);
+  const reportTab = await page.locator(".tab", { hasText: `oomlens: ${logName}` }).first().waitFor({ timeout: 15000 }).then(() => true, () => false);
+  check("Diagnose Selection opens the report beside the editor", report === "report:1" && reportTab, `${report ?? "no report event"}, tab ${reportTab}`);
+  await page.waitForTimeout(1500); // let the webview paint
+  await shot("code-server-report.png");
+
+  // 4. The training script: OOM301 and its quick fix, when the server has the Python rules.
+  await openFile(scriptName);
+  const pyDiag = await waitFor("OOM301 on the script", () => readState().diagnostics[scriptUri]?.find((d) => d.code === "OOM301"), 30000).catch(() => undefined);
+  if (!pyDiag) {
+    check("the script gets OOM301 (skipped: this oomlens has no Python diagnostics in the LSP yet)", true, "SKIP");
+  } else {
+    check("the script gets OOM301", true, `line ${pyDiag.line + 1}: ${pyDiag.message}`);
+    const before = readState().documents[scriptUri] ?? fs.readFileSync(path.join(workspace, scriptName), "utf8");
+    await page.locator(".editor-instance .monaco-editor").first().click();
+    await goToLine(pyDiag.line + 1);
+    await applyQuickFix("Remove the `torch.cuda.empty_cache()` call");
+    const after = await waitFor("the script to change", () => {
+      const text = readState().documents[scriptUri];
+      return text !== undefined && text !== before ? text : undefined;
+    }, 20000).catch(() => undefined);
+    const expected = fs.readFileSync(path.join(repo, "fixtures/scripts", scriptName.replace(/\.py$/, ".fixed.py")), "utf8");
+    check("the OOM301 quick fix edits the script as the fixture expects", after === expected, after === undefined ? "no edit" : after === expected ? "matches the .fixed.py fixture" : `got:\n${after}`);
+    await page.keyboard.press("Control+Shift+M");
+    await page.waitForTimeout(1000);
+    await shot("code-server-python.png");
+  }
+  await shot("code-server.png");
+  exitCode = results.every((r) => r.ok) ? 0 : 1;
+} catch (err) {
+  log(`error: ${err instanceof Error ? err.stack : String(err)}`);
+  await shot("code-server-failure.png");
+  exitCode = 1;
+} finally {
+  fs.writeFileSync(path.join(artifacts, "code-server-results.json"), JSON.stringify({ results, state: readState() }, null, 1));
+  await context?.close().catch(() => undefined);
+  if (server && server.exitCode === null) {
+    server.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const passed = results.filter((r) => r.ok).length;
+  log(`${passed}/${results.length} checks passed`);
+  process.exit(exitCode);
+}
