@@ -251,6 +251,7 @@ export class OomlensExtension implements vscode.Disposable {
     }
     const first = result.json?.incidents?.[0];
     if (!first) return;
+    this.testState.event(`terminal-oom:${first.rule ?? ""}`);
     const what = `${first.class ?? "GPU OOM"}, ${first.rule ?? ""}`.trim();
     const choice = await vscode.window.showWarningMessage(`oomlens: "${commandLine}" ran out of GPU memory (${what}).`, "Open Report");
     if (choice === "Open Report") this.report.show(result, `oomlens: ${commandLine}`);
@@ -348,7 +349,9 @@ export class OomlensExtension implements vscode.Disposable {
   // ---- snapshots and verification --------------------------------------
 
   private async analyzeSnapshot(uri: vscode.Uri | undefined): Promise<void> {
-    const active = vscode.window.activeTextEditor?.document.uri;
+    // A .pickle opens in the binary editor, not a text editor: ask the tab.
+    const tabInput = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    const active = tabInput && typeof tabInput === "object" && "uri" in tabInput && tabInput.uri instanceof vscode.Uri ? tabInput.uri : undefined;
     const file =
       uri ??
       (active?.path.endsWith(".pickle") ? active : undefined) ??

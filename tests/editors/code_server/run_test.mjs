@@ -79,6 +79,7 @@ fs.writeFileSync(
       "editor.lightbulb.enabled": "off",
       "python.languageServer": "None",
       "terminal.integrated.shellIntegration.enabled": true,
+      "oomlens.watchTerminals": true,
     },
     null,
     1,
@@ -248,7 +249,17 @@ try {
   await page.waitForTimeout(1500); // let the webview paint
   await shot("code-server-report.png");
 
-  // 4. The training script: OOM301 and its quick fix, when the server has the Python rules.
+  // 4. Watched terminals: a command that ends with a GPU OOM gets a notification.
+  await runCommand("Terminal: Create New Terminal");
+  await page.locator(".terminal-wrapper.active .xterm, .terminal .xterm").first().waitFor({ timeout: 15000 });
+  await page.waitForTimeout(2500); // the shell starts and its integration reports in
+  await page.keyboard.type(`cat ${logName}; false\n`, { delay: 5 });
+  const watched = await waitFor("the terminal watcher", () => readState().events.find((e) => e.startsWith("terminal-oom:")), 30000).catch(() => undefined);
+  const toast = await page.locator(".notifications-toasts .notification-toast", { hasText: "ran out of GPU memory" }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
+  check("a watched terminal command that ends with a GPU OOM gets a notification", Boolean(watched) && toast, `${watched ?? "no terminal-oom event"}, notification ${toast}`);
+  await shot("code-server-terminal.png");
+
+  // 5. The training script: OOM301 and its quick fix, when the server has the Python rules.
   await openFile(scriptName);
   const pyDiag = await waitFor("OOM301 on the script", () => readState().diagnostics[scriptUri]?.find((d) => d.code === "OOM301"), 30000).catch(() => undefined);
   if (!pyDiag) {
