@@ -1,27 +1,21 @@
 // oomlens snapshot FILE: reads a PyTorch memory snapshot (never executing
 // anything in it) and says why the allocation failed.
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <nlohmann/json.hpp>
 #include <fmt/format.h>
-#include <sstream>
 
 #include "analyzer/size.hpp"
 #include "analyzer/snapshot/analysis.hpp"
 #include "cli/commands.hpp"
+#include "report/snapshot_file.hpp"
+#include "report/snapshot_html.hpp"
+#include "report/snapshot_json.hpp"
 
 namespace oomlens::cli {
 namespace {
 
 namespace snap = analyzer::snapshot;
-using nlohmann::json;
 
 constexpr const char* kSnapshotHelp = R"(Usage: oomlens snapshot FILE [OPTIONS]
 
@@ -32,7 +26,9 @@ with its verdict (fragmentation, capacity, external, limit) and the arithmetic,
 a map of the segments, and the allocation sites holding the most memory.
 
 Options:
-  --format text|json    Output format (default: text)
+  --format text|json|html
+                        Output format (default: text). html is one
+                        self-contained page (inline SVG and CSS, no scripts)
   --top N               Number of allocation sites to show (default: 10)
   --device-total SIZE   The device's total memory (e.g. "79.19 GiB", from the
                         log's "total capacity"): a snapshot does not record it,
@@ -46,109 +42,7 @@ refused (the reason on stderr).
 constexpr std::size_t kMapSegments = 40;
 constexpr std::size_t kMapWidth = 48;
 
-bool read_file(const std::string& path, std::string& bytes, std::string& error) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    error = std::strerror(errno);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    error = "is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return false;
-  }
-  bytes = std::move(out).str();
-  return true;
-}
-
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
-
-json frames_json(const snap::FrameList& frames) {
-  json list = json::array();
-  if (frames)
-    for (const auto& f : *frames) list.push_back({{"filename", f.filename}, {"line", f.line}, {"name", f.name}});
-  return list;
-}
-
-json settings_json(const snap::AllocatorSettings& s) {
-  json j = json::object();
-  if (!s.present) return j;
-  if (s.alloc_conf) j["PYTORCH_CUDA_ALLOC_CONF"] = *s.alloc_conf;
-  if (s.expandable_segments) j["expandable_segments"] = *s.expandable_segments;
-  if (s.max_split_size) j["max_split_size"] = *s.max_split_size;
-  if (s.garbage_collection_threshold) j["garbage_collection_threshold"] = *s.garbage_collection_threshold;
-  if (!s.roundup_power2_divisions.empty()) {
-    json r = json::object();
-    for (const auto& [k, v] : s.roundup_power2_divisions) r[k] = v;
-    j["roundup_power2_divisions"] = r;
-  }
-  if (s.pinned_num_register_threads) j["pinned_num_register_threads"] = *s.pinned_num_register_threads;
-  if (s.release_lock_on_cudamalloc) j["release_lock_on_cudamalloc"] = *s.release_lock_on_cudamalloc;
-  if (s.pinned_use_cuda_host_register) j["pinned_use_cuda_host_register"] = *s.pinned_use_cuda_host_register;
-  if (s.per_process_memory_fraction) j["per_process_memory_fraction"] = *s.per_process_memory_fraction;
-  for (const auto& [k, v] : s.other) j[k] = v;
-  return j;
-}
-
-json to_json(const snap::Snapshot& snapshot, const snap::Analysis& a) {
-  json devices = json::array();
-  for (const auto& d : a.devices) {
-    json pools = json::array();
-    for (const auto& p : d.pools)
-      pools.push_back({{"pool", p.pool},
-                       {"pool_id", {p.pool_id.first, p.pool_id.second}},
-                       {"segments", p.segments},
-                       {"free_bytes", p.free_bytes},
-                       {"largest_free_block_bytes", p.largest_free_block}});
-    devices.push_back({{"device", d.device},
-                       {"reserved_bytes", d.reserved},
-                       {"allocated_bytes", d.allocated},
-                       {"active_bytes", d.active},
-                       {"inactive_bytes", d.inactive},
-                       {"inactive_split_bytes", d.inactive_split},
-                       {"largest_free_block_bytes", d.largest_free_block},
-                       {"segments", d.segments},
-                       {"blocks", d.blocks},
-                       {"fragmentation_ratio", d.fragmentation},
-                       {"pools", pools}});
-  }
-  json oom = nullptr;
-  if (a.oom) {
-    const auto& o = *a.oom;
-    oom = {{"device", o.device},
-           {"requested_bytes", o.requested},
-           {"device_free_bytes", o.device_free_known ? json(o.device_free) : json(nullptr)},
-           {"largest_free_block_bytes", o.largest_free_block},
-           {"cached_free_bytes", o.cached_free},
-           {"reserved_bytes", o.reserved},
-           {"allocated_bytes", o.allocated},
-           {"class", analyzer::to_string(o.verdict.cls)},
-           {"arithmetic", o.verdict.arithmetic},
-           {"notes", o.verdict.notes},
-           {"time_us", o.time_us},
-           {"oom_events", o.oom_events},
-           {"frames", frames_json(o.frames)}};
-  }
-  json sites = json::array();
-  for (const auto& s : a.top_sites)
-    sites.push_back({{"bytes", s.bytes}, {"count", s.count}, {"frames", frames_json(s.frames)}});
-  return {{"devices", devices},
-          {"oom", oom},
-          {"top_sites", sites},
-          {"sites_total", a.sites_total},
-          {"settings", settings_json(snapshot.settings)},
-          {"legacy", snapshot.legacy}};
-}
 
 // One segment as a bar of kMapWidth cells: each cell shows the state holding
 // most of its bytes (█ allocated, ▒ pending free, ░ free).
@@ -264,8 +158,8 @@ int snapshot_command(const Args& args) {
       return kExitClean;
     } else if (a == "--format") {
       if (!value("--format", format)) return kExitUsage;
-      if (format != "text" && format != "json") {
-        std::cerr << "oomlens snapshot: error: unknown format '" << format << "' (expected text or json)\n";
+      if (format != "text" && format != "json" && format != "html") {
+        std::cerr << "oomlens snapshot: error: unknown format '" << format << "' (expected text, json or html)\n";
         return kExitUsage;
       }
     } else if (a == "--top") {
@@ -307,20 +201,20 @@ int snapshot_command(const Args& args) {
     std::cerr << "oomlens snapshot: error: expected a snapshot FILE\n\n" << kSnapshotHelp;
     return kExitUsage;
   }
-  std::string bytes, error;
-  if (!read_file(path, bytes, error)) {
-    std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << error << "\n";
-    return kExitUsage;
-  }
-  auto snapshot = snap::parse_snapshot(std::string_view(bytes));
+  auto snapshot = report::read_snapshot_file(path);
   if (!snapshot) {
-    std::cerr << "oomlens snapshot: error: " << path << ": " << snapshot.error().message << "\n";
+    const auto& e = snapshot.error();
+    if (e.kind == report::SnapshotFileError::Kind::unreadable)
+      std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << e.reason << "\n";
+    else
+      std::cerr << "oomlens snapshot: error: " << path << ": " << e.reason << "\n";
     return kExitUsage;
   }
-  bytes = {};
   const snap::Analysis analysis = snap::analyze(*snapshot, options);
   if (format == "json")
-    std::cout << to_json(*snapshot, analysis).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cout << report::snapshot_json_text(report::snapshot_json(*snapshot, analysis)) << "\n";
+  else if (format == "html")
+    std::cout << report::snapshot_html(*snapshot, analysis, path);
   else
     print_text(std::cout, path, *snapshot, analysis);
   return kExitClean;

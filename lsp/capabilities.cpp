@@ -75,7 +75,8 @@ json server_capabilities(const ClientCapabilities& client) {
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
       {"hoverProvider", true},
       {"executeCommandProvider",
-       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix}}}},
+       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix,
+                      kAnalyzeSnapshot}}}},
   };
   if (client.code_action_literals) {
     caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.oomlens", "source.oomlens.explain"}},

@@ -4,6 +4,7 @@
 
 #include "lsp/params.hpp"
 #include "lsp/server.hpp"
+#include "lsp/snapshot_command.hpp"
 #include "report/json_report.hpp"
 #include "rules/rule.hpp"
 
@@ -95,6 +96,19 @@ void Server::execute_command(const PendingPtr& p, json& params) {
       io_.run_on_protocol([this, p, result = std::move(result), markdown = std::move(markdown)]() mutable {
         if (p->cancelled->load()) return;  // answered already with -32800
         reply(p, {{"json", std::move(result)}, {"markdown", std::move(markdown)}});
+      });
+    });
+    return;
+  }
+  if (name == kAnalyzeSnapshot) {
+    // A snapshot can be hundreds of MiB: read and analysed in the background.
+    std::string path = snapshot_argument_path(args);
+    io_.run_in_background([this, p, path = std::move(path)] {
+      SnapshotCommandOutcome outcome = run_snapshot_command(path, *p->cancelled);
+      io_.run_on_protocol([this, p, outcome = std::move(outcome)]() mutable {
+        if (p->cancelled->load() || outcome.cancelled) return;  // answered already with -32800
+        if (outcome.error_code) reply_error(p, outcome.error_code, outcome.error);
+        else reply(p, std::move(outcome.result));
       });
     });
     return;

@@ -254,7 +254,8 @@ Analysis analyze(const Snapshot& snapshot, const AnalysisOptions& options) {
   for (const Segment& segment : snapshot.segments) add_segment(device_entry(devices, segment.device), segment);
   // A device with a trace but no segments still shows (all zero).
   for (std::size_t d = 0; d < snapshot.device_traces.size(); ++d)
-    if (!snapshot.device_traces[d].empty()) device_entry(devices, static_cast<std::int64_t>(d));
+    if (!snapshot.device_traces[d].empty() || (d < snapshot.trace_lengths.size() && snapshot.trace_lengths[d] > 0))
+      device_entry(devices, static_cast<std::int64_t>(d));
   for (auto& [id, d] : devices) {
     d.fragmentation = d.reserved ? static_cast<double>(d.inactive_split) / static_cast<double>(d.reserved) : 0.0;
     std::stable_sort(d.pools.begin(), d.pools.end(), [](const PoolFree& x, const PoolFree& y) {

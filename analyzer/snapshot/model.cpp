@@ -47,8 +47,11 @@ std::optional<std::string> conf_option(std::string_view conf, std::string_view k
 
 class ModelReader {
  public:
-  explicit ModelReader(const ValueTree& tree)
-      : tree_(tree), empty_frames_(std::make_shared<const std::vector<Frame>>()), budget_(tree.child_count()) {}
+  ModelReader(const ValueTree& tree, bool keep_full_trace)
+      : tree_(tree),
+        empty_frames_(std::make_shared<const std::vector<Frame>>()),
+        budget_(tree.child_count()),
+        keep_full_trace_(keep_full_trace) {}
 
   Expected<Snapshot, SnapshotError> read();
 
@@ -113,7 +116,7 @@ class ModelReader {
   bool read_segment(ValueRef value, Segment& out);
   bool read_block(ValueRef value, Block& out);
   bool read_legacy_history(ValueRef value, Block& out, bool has_frames);
-  bool read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out);
+  bool read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out, std::vector<std::size_t>& lengths);
   bool read_trace_entry(ValueRef value, TraceEntry& out);
   bool read_settings(ValueRef value, AllocatorSettings& out);
   bool read_annotations(ValueRef value, std::vector<Annotation>& out);
@@ -124,6 +127,7 @@ class ModelReader {
   FrameList empty_frames_;
   std::unordered_map<std::uint32_t, FrameList> frame_lists_;  // by the list's ValueRef: shared stays shared
   std::size_t budget_;  // items the model may still create (see spend)
+  bool keep_full_trace_;
 };
 
 bool ModelReader::read(ValueRef value, std::int64_t& out) {
@@ -329,7 +333,8 @@ bool ModelReader::read_legacy_history(ValueRef value, Block& out, bool has_frame
   return true;
 }
 
-bool ModelReader::read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out) {
+bool ModelReader::read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out,
+                              std::vector<std::size_t>& lengths) {
   if (!expect_list(value)) return false;
   out.reserve(tree_.size(value));
   std::size_t device = 0;
@@ -337,11 +342,15 @@ bool ModelReader::read_traces(ValueRef value, std::vector<std::vector<TraceEntry
     KeyPath::Step at_device(path_, device++);
     if (!expect_list(trace)) return false;
     std::vector<TraceEntry>& entries = out.emplace_back();
-    entries.reserve(tree_.size(trace));
+    lengths.push_back(tree_.size(trace));
+    if (keep_full_trace_) entries.reserve(tree_.size(trace));
     std::size_t i = 0;
+    TraceEntry entry;
     for (ValueRef item : tree_.children(trace)) {
       KeyPath::Step at_index(path_, i++);
-      if (!spend(1) || !read_trace_entry(item, entries.emplace_back())) return false;
+      if (!spend(1) || !read_trace_entry(item, entry)) return false;
+      if (keep_full_trace_ || entry.action == TraceAction::oom) entries.push_back(std::move(entry));
+      entry = TraceEntry();
     }
   }
   return true;
@@ -367,6 +376,7 @@ TraceAction action_from(std::string_view text) {
 bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
   if (!expect_dict(value)) return false;
   out.frames = empty_frames_;
+  std::optional<ValueRef> frames;  // read last: only for kept entries
   bool fields_ok = for_each_field(value, [&](std::string_view key, ValueRef field) {
     bool ok = true;
     if (key == "addr") ok = read(field, out.addr);
@@ -374,7 +384,7 @@ bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
     else if (key == "stream") ok = read_bits(field, out.stream);
     else if (key == "time_us") ok = read(field, out.time_us);
     else if (key == "device_free") ok = read(field, out.device_free);
-    else if (key == "frames") ok = read_frames(field, out.frames);
+    else if (key == "frames") frames = field;
     else if (key == "action") {
       auto action = tree_.as_string(field);
       if (!action) return wrong_type(field, "a str");
@@ -383,6 +393,10 @@ bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
     return ok;
   });
   if (!fields_ok) return false;
+  if (frames && (keep_full_trace_ || out.action == TraceAction::oom)) {
+    KeyPath::Step at_key(path_, "frames");
+    return read_frames(*frames, out.frames);
+  }
   return true;
 }
 
@@ -470,7 +484,7 @@ Expected<Snapshot, SnapshotError> ModelReader::read() {
     }
     if (auto traces = tree_.find(root, "device_traces"); ok && traces) {
       KeyPath::Step at(path_, "device_traces");
-      ok = read_traces(*traces, snapshot.device_traces);
+      ok = read_traces(*traces, snapshot.device_traces, snapshot.trace_lengths);
     }
     if (auto settings = tree_.find(root, "allocator_settings"); ok && settings) {
       KeyPath::Step at(path_, "allocator_settings");
@@ -492,12 +506,20 @@ Expected<Snapshot, SnapshotError> ModelReader::read() {
 
 }  // namespace
 
-Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree) { return ModelReader(tree).read(); }
+Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree, bool keep_full_trace) {
+  return ModelReader(tree, keep_full_trace).read();
+}
+
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const ReadOptions& options) {
+  auto tree = read_pickle(bytes, options.limits, options.progress);
+  if (!tree) return SnapshotError{tree.error().message, tree.error().offset};
+  return snapshot_from_values(*tree, options.keep_full_trace);
+}
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const PickleLimits& limits) {
-  auto tree = read_pickle(bytes, limits);
-  if (!tree) return SnapshotError{tree.error().message, tree.error().offset};
-  return snapshot_from_values(*tree);
+  ReadOptions options;
+  options.limits = limits;
+  return parse_snapshot(bytes, options);
 }
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::span<const std::byte> bytes, const PickleLimits& limits) {

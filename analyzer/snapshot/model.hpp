@@ -127,6 +127,9 @@ struct Annotation {
 struct Snapshot {
   std::vector<Segment> segments;                       // all devices
   std::vector<std::vector<TraceEntry>> device_traces;  // index = device ordinal
+  // Entries of each device's trace in the file, whether kept or not (see
+  // ReadOptions::keep_full_trace).
+  std::vector<std::size_t> trace_lengths;
   AllocatorSettings settings;
   std::vector<Annotation> external_annotations;
   bool legacy = false;  // PyTorch 1.13's bare list of segments: no traces, no settings
@@ -137,13 +140,24 @@ struct SnapshotError {
   std::optional<std::size_t> offset;  // byte offset, when the pickle itself was refused
 };
 
+struct ReadOptions {
+  PickleLimits limits{};
+  ReadProgress progress;  // see read_pickle
+  // false: keep only the oom entries of each trace (and trace_lengths), which
+  // is all the analysis reads. A long trace is most of a snapshot, and its
+  // model costs more than the file (bench/README.md, snapshot). Entries not
+  // kept are still read and checked, except their frames.
+  bool keep_full_trace = true;
+};
+
 // Reads a snapshot file's bytes: the pickle, then the model.
 Expected<Snapshot, SnapshotError> parse_snapshot(std::span<const std::byte> bytes, const PickleLimits& limits = {});
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const PickleLimits& limits = {});
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const ReadOptions& options);
 
 // The model from an already-read value tree. Errors name the key path, as in
 // "segments[3].blocks[7].size: expected an int, found str".
-Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree);
+Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree, bool keep_full_trace = true);
 
 std::string_view to_string(BlockState state);
 std::string_view to_string(SegmentType type);

@@ -22,7 +22,7 @@ class PickleMachine {
   PickleMachine(std::string_view in, const PickleLimits& limits)
       : in_(in), limits_(limits), max_depth_(std::min<std::size_t>(limits.max_depth, UINT16_MAX)) {}
 
-  Expected<ValueTree, PickleError> run();
+  Expected<ValueTree, PickleError> run(const ReadProgress& progress);
 
  private:
   using Node = ValueTree::Node;
@@ -188,7 +188,7 @@ bool PickleMachine::push_long_bytes(std::string_view le) {
 // a sealed container can no longer change, which keeps the tree acyclic and
 // each container's depth final (see value_tree.hpp).
 bool PickleMachine::add_children(ValueRef container, std::size_t from) {
-  std::vector<Node>& nodes = tree_.nodes_;
+  auto& nodes = tree_.nodes_;
   std::size_t count = stack_.size() - from;
   if (nodes[container.index].count + count > limits_.max_items)
     return fail(fmt::format("a container with more than {} items (limit)", limits_.max_items));
@@ -447,11 +447,16 @@ bool PickleMachine::step() {
   return false;
 }
 
-Expected<ValueTree, PickleError> PickleMachine::run() {
+Expected<ValueTree, PickleError> PickleMachine::run(const ReadProgress& progress) {
   if (in_.empty()) return PickleError{0, "empty input: not a pickle"};
   if (in_.size() > kMaxPickleBytes)
     return PickleError{0, fmt::format("input of {} bytes is larger than the {} this reader handles", in_.size(), kMaxPickleBytes)};
+  std::size_t next_report = kProgressBytes;
   while (!stopped_) {
+    if (progress && pos_ >= next_report) {
+      progress(pos_);
+      next_report = pos_ + kProgressBytes;
+    }
     if (pos_ >= in_.size())
       return PickleError{pos_, fmt::format("the pickle ends at byte {} without STOP: truncated", pos_)};
     if (!step()) return error_ ? std::move(*error_) : PickleError{op_at_, "unreadable pickle"};
@@ -460,8 +465,9 @@ Expected<ValueTree, PickleError> PickleMachine::run() {
   return std::move(tree_);
 }
 
-Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits) {
-  return PickleMachine(bytes, limits).run();
+Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits,
+                                             const ReadProgress& progress) {
+  return PickleMachine(bytes, limits).run(progress);
 }
 
 Expected<ValueTree, PickleError> read_pickle(std::span<const std::byte> bytes, const PickleLimits& limits) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,8 +47,15 @@ struct PickleError {
   std::string message;     // one line, names the opcode and repeats the offset
 };
 
+// Told, now and then (every kProgressBytes or so), how many bytes of the input
+// the reader has passed. It never looks back and keeps nothing that points
+// into the input, so a caller that mapped the file may drop those pages.
+using ReadProgress = std::function<void(std::size_t consumed)>;
+inline constexpr std::size_t kProgressBytes = std::size_t{4} << 20;
+
 Expected<ValueTree, PickleError> read_pickle(std::span<const std::byte> bytes, const PickleLimits& limits = {});
-Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits = {});
+Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits = {},
+                                             const ReadProgress& progress = {});
 
 // The opcode's pickletools name ("SHORT_BINUNICODE"), or "" for a byte that is
 // no opcode.

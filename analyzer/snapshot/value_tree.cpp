@@ -24,7 +24,6 @@ std::string_view kind_name(Kind kind) {
 // None, False, True and the ints 0..255 exist once per tree: a snapshot
 // repeats them constantly (BININT1, NEWFALSE), and sharing them costs nothing.
 ValueTree::ValueTree() {
-  nodes_.reserve(kFirstSmallInt + 256);
   nodes_.push_back(Node{Kind::none});
   nodes_.push_back(Node{Kind::boolean, 0, 0, 0, 0});
   nodes_.push_back(Node{Kind::boolean, 0, 0, 0, 1});
@@ -96,12 +95,12 @@ bool is_container(Kind kind) { return kind == Kind::list || kind == Kind::tuple 
 
 ValueTree::Children ValueTree::children(ValueRef ref) const {
   const Node& node = nodes_[ref.index];
-  if (!is_container(node.kind) || node.count == 0) return Children(this, kNoRun, 0);
-  return Children(this, static_cast<std::uint32_t>(node.payload), node.count);
+  if (!is_container(node.kind) || node.count == 0) return Children(this, kNoRun, 0, false);
+  return Children(this, static_cast<std::uint32_t>(node.payload), node.count, (node.flags & kDirect) != 0);
 }
 
 ValueTree::Entries ValueTree::entries(ValueRef ref) const {
-  if (kind(ref) != Kind::dict) return Entries(Children(this, kNoRun, 0));
+  if (kind(ref) != Kind::dict) return Entries(Children(this, kNoRun, 0, false));
   return Entries(children(ref));
 }
 
@@ -121,19 +120,28 @@ std::optional<ValueRef> ValueTree::find(ValueRef dict, std::string_view key) con
 }
 
 // Runs: a container's children arrive in batches (APPENDS of 1000 items, one
-// SETITEM at a time) interleaved with other containers' batches, so each
-// batch is one run in the shared children array, and a container chains its
-// runs. A batch that lands right after the container's last run extends it.
+// SETITEM at a time) interleaved with other containers' batches. While they
+// are contiguous in the shared children array, the node points at them
+// directly; the first batch that is not becomes a second run, and the
+// container chains its runs from then on.
 void ValueTree::append_children(ValueRef container, const ValueRef* items, std::size_t count) {
   if (count == 0) return;
   Node& node = nodes_[container.index];
   auto start = static_cast<std::uint32_t>(children_.size());
-  children_.insert(children_.end(), items, items + count);
+  children_.append(items, count);
   auto added = static_cast<std::uint32_t>(count);
   if (node.count == 0) {
-    auto run = static_cast<std::uint32_t>(runs_.size());
-    runs_.push_back(Run{start, added, kNoRun});
-    node.payload = (std::uint64_t{run} << 32) | run;
+    node.flags |= kDirect;
+    node.payload = start;
+  } else if (node.flags & kDirect) {
+    auto first = static_cast<std::uint32_t>(node.payload);
+    if (first + node.count != start) {  // no longer contiguous: two runs
+      auto run = static_cast<std::uint32_t>(runs_.size());
+      runs_.push_back(Run{first, node.count, run + 1});
+      runs_.push_back(Run{start, added, kNoRun});
+      node.flags &= static_cast<std::uint8_t>(~kDirect);
+      node.payload = (std::uint64_t{run + 1} << 32) | run;
+    }
   } else {
     auto last = static_cast<std::uint32_t>(node.payload >> 32);
     if (runs_[last].start + runs_[last].count == start) {
@@ -151,11 +159,17 @@ void ValueTree::append_children(ValueRef container, const ValueRef* items, std::
 ValueTree::Children::iterator ValueTree::Children::begin() const {
   iterator it;
   if (count_ == 0) return it;
-  const Run& run = tree_->runs_[first_run_];
   it.tree_ = tree_;
-  it.run_ = first_run_;
-  it.at_ = run.start;
-  it.run_end_ = run.start + run.count;
+  if (direct_) {
+    it.run_ = kNoRun;
+    it.at_ = first_;
+    it.run_end_ = first_ + count_;
+  } else {
+    const Run& run = tree_->runs_[first_];
+    it.run_ = first_;
+    it.at_ = run.start;
+    it.run_end_ = run.start + run.count;
+  }
   it.left_ = count_;
   return it;
 }

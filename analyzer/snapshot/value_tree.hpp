@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/snapshot/chunked_array.hpp"
+
 namespace oomlens::analyzer::snapshot {
 
 enum class Kind : std::uint8_t {
@@ -95,11 +97,13 @@ class ValueTree {
 
    private:
     friend class ValueTree;
-    Children(const ValueTree* tree, std::uint32_t first_run, std::uint32_t count)
-        : tree_(tree), first_run_(first_run), count_(count) {}
+    // `first` is the first run, or (direct) the first child's slot.
+    Children(const ValueTree* tree, std::uint32_t first, std::uint32_t count, bool direct)
+        : tree_(tree), first_(first), count_(count), direct_(direct) {}
     const ValueTree* tree_;
-    std::uint32_t first_run_;
+    std::uint32_t first_;
     std::uint32_t count_;
+    bool direct_;
   };
 
   // A dict's (key, value) pairs in insertion order.
@@ -186,13 +190,16 @@ class ValueTree {
   static constexpr std::uint32_t kFirstSmallInt = 3;  // nodes for the ints 0..255
   static constexpr std::uint8_t kSealed = 1;          // placed in a container: immutable from then on
   static constexpr std::uint8_t kSet = 2;             // a list that came from EMPTY_SET/FROZENSET
+  // Children in one contiguous stretch of children_ (payload = its start),
+  // as most containers are: no Run needed. Otherwise payload = last|first run.
+  static constexpr std::uint8_t kDirect = 4;
 
   struct Node {
     Kind kind = Kind::none;
     std::uint8_t flags = 0;
     std::uint16_t depth = 0;
     std::uint32_t count = 0;    // string/bytes/big int: byte length; containers: children
-    std::uint64_t payload = 0;  // int bits, double bits, text offset, or first|last run
+    std::uint64_t payload = 0;  // int bits, double bits, text offset, first child (kDirect), or last|first run
   };
   struct Run {  // children of one container appended by one opcode, contiguous
     std::uint32_t start = 0;
@@ -207,9 +214,9 @@ class ValueTree {
   // reader has made them).
   void append_children(ValueRef container, const ValueRef* items, std::size_t count);
 
-  std::vector<Node> nodes_;
-  std::vector<Run> runs_;
-  std::vector<ValueRef> children_;
+  ChunkedArray<Node> nodes_;
+  ChunkedArray<Run> runs_;  // only for containers filled in batches that are not contiguous
+  ChunkedArray<ValueRef> children_;
   std::string text_;  // bytes of strings, bytes objects and big ints, back to back
   ValueRef root_{kNoneIndex};
 };

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end tests of `oomlens snapshot`: the real binary on the snapshot
-# fixtures (fixtures/snapshots/README.md has what each one shows).
+# fixtures (fixtures/snapshots/README.md has what each one shows), and its
+# outputs compared byte for byte with the goldens beside each fixture.
+#   snapshot_e2e.sh FIXTURES_DIR            check (CI)
+#   snapshot_e2e.sh FIXTURES_DIR --update   rewrite the goldens; review the diff like code
 set -u
-fixtures=${1:?usage: snapshot_e2e.sh FIXTURES_DIR}
+fixtures=${1:?usage: snapshot_e2e.sh FIXTURES_DIR [--update]}
+update=${2:-}
 snaps="$fixtures/snapshots"
 source "$(dirname "$0")/e2e_lib.sh"
 json_class() {  # the oom class from JSON on stdin, "null" without an oom
@@ -87,6 +91,78 @@ run snapshot --bogus "$snaps/limit_p4.pickle"
 check "unknown option: exit 2" eval '[ $status = 2 ] && has "$err" "--bogus"'
 run snapshot --top x "$snaps/limit_p4.pickle"
 check "bad --top: exit 2" eval '[ $status = 2 ]'
+
+# --format html: one self-contained page, file strings escaped.
+run snapshot --format html "$snaps/markup_p4.pickle"
+check "html: exit 0, a whole page" eval '[ $status = 0 ] && has "$out" "<!DOCTYPE html>" && has "$out" "</html>"'
+check "html: a frame name <script>alert(1)</script> is shown escaped" \
+  eval 'has "$out" "&lt;script&gt;alert(1)&lt;/script&gt;" && ! has "$out" "<script"'
+check "html: a filename with markup is escaped" eval 'has "$out" "/tmp/a&amp;b&lt;img src=x onerror=alert(2)&gt;&quot;&#39;.py" && ! has "$out" "<img"'
+check "html: settings strings escaped" eval 'has "$out" "&lt;b&gt;conf&lt;/b&gt;" && ! has "$out" "<b>conf"'
+no_outside() {  # nothing that runs code or reaches the network
+  ! grep -qiE '<script|javascript:|\son[a-z]+=|src=|href=|url\(|@import|<link|<iframe|<object|<embed' <<<"$(sed 's/&lt;[^&]*&gt;//g' <<<"$1")"
+}
+for f in fragmentation_p4 no_oom_p4 legacy_113_p4 limit_conf_p4; do
+  run snapshot --format html "$snaps/$f.pickle"
+  check "html $f: no script, no network" eval '[ $status = 0 ] && no_outside "$out" && has "$out" "default-src '"'"'none'"'"'"'
+done
+run snapshot --format html "$snaps/fragmentation_p4.pickle"
+check "html: verdict, arithmetic, request to scale, map, sites" eval 'has "$out" "fragmentation</span>" &&
+  has "$out" "largest free block 512.00 MiB &lt; requested 4.00 GiB" && has "$out" "aria-label=\"segment map\"" &&
+  has "$out" "class=\"req\"" && has "$out" "Top allocation sites"'
+# The request bar is drawn to scale: 4 GiB against the 18.03 GiB cached free (the widest, 560 px): 124.2 px;
+# the largest free block, 512 MiB, is 15.5 px.
+check "html: request bar to scale" eval 'has "$out" "<rect class=\"req\" x=\"170\" y=\"4\" width=\"124.2\"" && has "$out" "<rect class=\"f\" x=\"170\" y=\"26\" width=\"15.5\""'
+
+# Scale: thousands of segments draw the largest ones and count the rest.
+python3 - "$tmp/many.pickle" <<'PY'
+import pickle, sys
+segs = [{"device": 0, "address": (1 << 40) + i * (4 << 20), "total_size": (2 << 20) * (1 + i % 7), "stream": 0,
+         "segment_type": "large", "blocks": [{"size": (1 << 20) * (1 + i % 7), "state": "active_allocated",
+         "frames": []}, {"size": (1 << 20) * (1 + i % 7), "state": "inactive", "frames": []}]} for i in range(5000)]
+pickle.dump({"segments": segs, "device_traces": [[]]}, open(sys.argv[1], "wb"), protocol=4)
+PY
+run snapshot --format html "$tmp/many.pickle"
+check "html: 5000 segments draw 60 and say how many more" eval '[ $status = 0 ] && has "$out" "and 4940 more segments" &&
+  [ "$(grep -o "aria-label=\"segment map\"" <<<"$out" | wc -l)" = 1 ] && [ ${#out} -lt 200000 ]'
+
+# Goldens: text and JSON of every snapshot fixture, html of two, and the exact
+# refusal of every file that is not a snapshot. Run from the fixture folder so
+# the paths printed are the bare file names.
+golden() {  # golden FILE EXPECTED-STATUS COMMAND...: stdout (or stderr for status 2) against FILE
+  local file=$1 want=$2
+  shift 2
+  local got status
+  if [ "$want" = 2 ]; then
+    got=$("$@" 2>&1 >/dev/null); status=$?
+  else
+    got=$("$@" 2>/dev/null); status=$?
+  fi
+  if [ "$update" = "--update" ]; then printf '%s\n' "$got" >"$file"; fi
+  if [ "$status" = "$want" ] && [ -f "$file" ] && diff -u "$file" <(printf '%s\n' "$got") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL golden $file (exit $status, expected $want)"
+    [ -f "$file" ] && diff -u "$file" <(printf '%s\n' "$got") | head -20
+  fi
+}
+(
+  cd "$snaps" || exit 1
+  for f in *.pickle; do
+    name=${f%.pickle}
+    case $name in
+      hostile_* | truncated_* | empty) golden "$name.err" 2 "$oomlens" snapshot "$f" ;;
+      *)
+        golden "$name.txt" 0 "$oomlens" snapshot "$f"
+        golden "$name.json" 0 "$oomlens" snapshot --format json "$f"
+        ;;
+    esac
+  done
+  for name in fragmentation_p4 no_oom_p4; do golden "$name.html" 0 "$oomlens" snapshot --format html "$name.pickle"; done
+  echo "$pass $fail" >"$tmp/golden-counts"
+)
+read -r pass fail <"$tmp/golden-counts"
 
 echo "snapshot e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1341,5 +1341,57 @@ def large_document_with_bad_json_gets_32700(ctx: Ctx):
     expect_still_serving(s)
 
 
+
+# ---------------------------------------------------------------------------
+# oomlens.analyzeSnapshot (memory snapshots)
+
+def snapshot_path(ctx: Ctx, name: str) -> str:
+    return os.path.abspath(os.path.join(ctx.fixtures, "snapshots", name))
+
+
+@case
+def execute_analyze_snapshot_matches_the_cli(ctx: Ctx):
+    s = ctx.started()
+    commands = s.messages[0]["result"]["capabilities"]["executeCommandProvider"]["commands"]
+    check("oomlens.analyzeSnapshot" in commands, f"advertised: {commands}")
+    path = snapshot_path(ctx, "fragmentation_p4.pickle")
+    cli = lambda fmt: subprocess.run([ctx.binary, "snapshot", "--format", fmt, path], capture_output=True,  # noqa: E731
+                                     text=True).stdout
+    result = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [{"path": path}]})
+    eq(result["json"], json.loads(cli("json")), "the JSON is the CLI's --format json")
+    eq(result["html"], cli("html"), "the HTML is the CLI's --format html")
+    md = result["markdown"]
+    check("Out of memory on device 0: fragmentation" in md, f"markdown verdict: {md[:300]}")
+    check("largest free block 512.00 MiB < requested 4.00 GiB" in md, "markdown arithmetic")
+    check("Top allocation sites" in md and "train.py:112" in md, "markdown top sites with frames")
+    # A file:// URI (percent-encoded) and a plain string name the same file.
+    uri = "file://" + path.replace("_p4", "%5Fp4")
+    by_uri = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [uri]})
+    eq(by_uri["json"], result["json"], "by file:// URI")
+    by_string = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [path]})
+    eq(by_string["json"], result["json"], "by plain path")
+    # Markup in frame names stays text in the HTML.
+    markup = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot",
+                                                    "arguments": [{"path": snapshot_path(ctx, "markup_p4.pickle")}]})
+    check("<script" not in markup["html"] and "&lt;script&gt;alert(1)&lt;/script&gt;" in markup["html"], "escaped")
+    check("<script>alert(1)</script>" in json.dumps(markup["json"]), "the JSON keeps the name as it is")
+
+
+@case
+def execute_analyze_snapshot_refuses_hostile_and_missing_files(ctx: Ctx):
+    s = ctx.started()
+    hostile = snapshot_path(ctx, "hostile_reduce_in_snapshot_p2.pickle")
+    err = s.call_error("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [{"path": hostile}]})
+    eq(err["code"], INVALID_PARAMS, "a refused snapshot")
+    check(err["message"].startswith(f"snapshot {hostile} refused: refused opcode GLOBAL (0x63) at byte "), err["message"])
+    missing = "/nonexistent/oomlens-e2e/missing.pickle"
+    err = s.call_error("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [{"path": missing}]})
+    eq(err["code"], INVALID_PARAMS, "a missing snapshot")
+    eq(err["message"], f"cannot read snapshot {missing}: No such file or directory", "the reason")
+    for bad in ([], [{"path": "relative.pickle"}], [42], [{"uri": "file://host/x.pickle"}]):
+        eq(s.call_error("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": bad})["code"],
+           INVALID_PARAMS, f"arguments {bad}")
+    expect_still_serving(s)
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -1,0 +1,159 @@
+#include "lsp/snapshot_command.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analyzer/size.hpp"
+#include "lsp/jsonrpc.hpp"
+#include "lsp/params.hpp"
+#include "report/snapshot_file.hpp"
+#include "report/snapshot_html.hpp"
+#include "report/snapshot_json.hpp"
+
+namespace oomlens::lsp {
+namespace {
+
+namespace snap = analyzer::snapshot;
+using nlohmann::json;
+
+std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// file:///a%20b.pickle -> /a b.pickle; file://localhost/x -> /x.
+std::string path_from_file_uri(std::string_view uri) {
+  std::string_view rest = uri.substr(7);
+  if (rest.starts_with("localhost/")) rest.remove_prefix(9);
+  if (!rest.starts_with('/')) throw ParamsError(fmt::format("oomlens.analyzeSnapshot: '{}' is not a local file URI", uri));
+  std::string path;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && hex_digit(rest[i + 1]) >= 0 && hex_digit(rest[i + 2]) >= 0) {
+      path += static_cast<char>(hex_digit(rest[i + 1]) * 16 + hex_digit(rest[i + 2]));
+      i += 2;
+    } else {
+      path += rest[i];
+    }
+  }
+  return path;
+}
+
+// Text from the file inside a Markdown code span: a delimiter longer than any
+// backtick run inside, so a frame name cannot end the span (or start HTML).
+std::string code(std::string_view text) {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  std::string cleaned;
+  for (char c : text) cleaned += (c == '\n' || c == '\r') ? ' ' : c;
+  bool pad = !cleaned.empty() && (cleaned.front() == '`' || cleaned.back() == '`');
+  return fence + (pad ? " " : "") + cleaned + (pad ? " " : "") + fence;
+}
+
+void frames_markdown(std::string& out, const snap::FrameList& frames, std::size_t max, std::string_view indent) {
+  if (!frames || frames->empty()) {
+    out += fmt::format("{}- (no stack recorded)\n", indent);
+    return;
+  }
+  std::size_t n = std::min(max, frames->size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& f = (*frames)[i];
+    out += fmt::format("{}- {} in {}\n", indent, code(fmt::format("{}:{}", f.filename, f.line)), code(f.name));
+  }
+  if (frames->size() > n) out += fmt::format("{}- … {} more frames\n", indent, frames->size() - n);
+}
+
+}  // namespace
+
+std::string snapshot_argument_path(const json& args) {
+  const char* what = "oomlens.analyzeSnapshot expects [{\"path\": \"/abs/file.pickle\"}], a path or a file:// URI";
+  if (!args.is_array() || args.empty()) throw ParamsError(what);
+  const json& first = args[0];
+  std::string text;
+  if (first.is_string()) {
+    text = first.get<std::string>();
+  } else if (first.is_object() && first.contains("path") && first["path"].is_string()) {
+    text = first["path"].get<std::string>();
+  } else if (first.is_object() && first.contains("uri") && first["uri"].is_string()) {
+    text = first["uri"].get<std::string>();
+  } else {
+    throw ParamsError(what);
+  }
+  std::string path = text.starts_with("file://") ? path_from_file_uri(text) : text;
+  if (!path.starts_with('/'))
+    throw ParamsError(fmt::format("oomlens.analyzeSnapshot needs an absolute path, got '{}'", text));
+  if (path.find('\0') != std::string::npos) throw ParamsError("oomlens.analyzeSnapshot: a path with a NUL byte");
+  return path;
+}
+
+SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::atomic<bool>& cancelled) {
+  SnapshotCommandOutcome outcome;
+  auto snapshot = report::read_snapshot_file(path);
+  if (cancelled.load()) return outcome.cancelled = true, outcome;
+  if (!snapshot) {
+    const auto& e = snapshot.error();
+    outcome.error_code = InvalidParams;  // the argument names no readable snapshot: the caller's to fix
+    outcome.error = e.kind == report::SnapshotFileError::Kind::unreadable
+                        ? fmt::format("cannot read snapshot {}: {}", path, e.reason)
+                        : fmt::format("snapshot {} refused: {}", path, e.reason);
+    return outcome;
+  }
+  const snap::Analysis analysis = snap::analyze(*snapshot);
+  if (cancelled.load()) return outcome.cancelled = true, outcome;
+  outcome.result = {{"json", report::snapshot_json(*snapshot, analysis)},
+                    {"markdown", snapshot_markdown(*snapshot, analysis, path)},
+                    {"html", report::snapshot_html(*snapshot, analysis, path)}};
+  return outcome;
+}
+
+std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analysis& a, std::string_view source) {
+  std::string out = fmt::format("### Memory snapshot {}\n\n", code(source));
+  if (snapshot.legacy) out += "PyTorch 1.13 format: no trace, no settings.\n\n";
+  if (a.oom) {
+    const auto& o = *a.oom;
+    out += fmt::format("**Out of memory on device {}: {}**\n\n", o.device, analyzer::to_string(o.verdict.cls));
+    out += fmt::format("| requested | device free | cached free | largest free block |\n|---|---|---|---|\n"
+                       "| {} | {} | {} | {} |\n\n",
+                       sz(o.requested), o.device_free_known ? sz(o.device_free) : std::string("not recorded"),
+                       sz(o.cached_free), sz(o.largest_free_block));
+    for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", code(line));
+    for (const auto& line : o.verdict.notes) out += fmt::format("- note: {}\n", line);
+    if (o.frames && !o.frames->empty()) {
+      out += "\nFailed call:\n\n";
+      frames_markdown(out, o.frames, 6, "");
+    }
+    out += "\n";
+  } else if (!snapshot.legacy) {
+    out += "No out-of-memory event in the trace.\n\n";
+  }
+  if (a.devices.empty()) {
+    out += "No segments: nothing was reserved when the snapshot was taken.\n";
+  } else {
+    out += "| device | reserved | allocated | active | inactive | inactive split | fragmentation | largest free | segments |\n"
+           "|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& d : a.devices)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} |\n", d.device, sz(d.reserved), sz(d.allocated),
+                         sz(d.active), sz(d.inactive), sz(d.inactive_split), d.fragmentation * 100,
+                         sz(d.largest_free_block), d.segments);
+  }
+  if (!a.top_sites.empty()) {
+    out += "\n#### Top allocation sites (live blocks)\n\n";
+    std::size_t rank = 0;
+    for (const auto& s : a.top_sites) {
+      out += fmt::format("{}. **{}** in {} block{}\n", ++rank, sz(s.bytes), s.count, s.count == 1 ? "" : "s");
+      frames_markdown(out, s.frames, 4, "   ");
+    }
+    if (a.sites_total > a.top_sites.size()) out += fmt::format("\n… {} more sites\n", a.sites_total - a.top_sites.size());
+  }
+  return out;
+}
+
+}  // namespace oomlens::lsp

@@ -1,0 +1,36 @@
+// workspace/executeCommand oomlens.analyzeSnapshot: a memory snapshot file
+// read and analysed off the protocol thread, answered with the same JSON as
+// `oomlens snapshot --format json`, a Markdown summary and the HTML page.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/snapshot/analysis.hpp"
+
+namespace oomlens::lsp {
+
+// The file the command's arguments name: [{"path": "/abs/x.pickle"}],
+// [{"uri": "file:///abs/x.pickle"}], or the path or URI as a plain string.
+// The path must be absolute (the server's working directory is not the
+// user's). Throws ParamsError otherwise.
+std::string snapshot_argument_path(const nlohmann::json& args);
+
+struct SnapshotCommandOutcome {
+  nlohmann::json result;  // {"json", "markdown", "html"} on success
+  int error_code = 0;     // a JSON-RPC error code when the file was missing or refused
+  std::string error;
+  bool cancelled = false;
+};
+
+// Reads, parses and analyses; gives up between stages once `cancelled` is set.
+SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::atomic<bool>& cancelled);
+
+// Figures per device, the verdict with its arithmetic, the top sites.
+std::string snapshot_markdown(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis,
+                              std::string_view source);
+
+}  // namespace oomlens::lsp
