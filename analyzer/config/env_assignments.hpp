@@ -63,6 +63,10 @@ struct LaunchConfiguration {
   std::string type;                // "python", "debugpy", ... ("" when absent)
   std::string name;
   std::optional<std::pair<std::size_t, std::size_t>> env;  // the env object, braces included
+  // Where the first member's key starts, in the configuration and in its env
+  // object (nothing for an empty object): where new members go.
+  std::optional<std::size_t> first_member;
+  std::optional<std::size_t> env_first_member;
   std::vector<EnvAssignment> env_entries;                  // its string members
 };
 struct LaunchFile {

@@ -179,10 +179,12 @@ LaunchFile parse_launch_json(std::string_view text) {
     LaunchConfiguration lc;
     lc.begin = c.begin;
     lc.end = c.end;
+    if (!c.members.empty()) lc.first_member = c.members.front().first.begin;
     if (const JValue* t = c.member("type"); t && t->kind == JValue::Kind::string) lc.type = t->text.value;
     if (const JValue* n = c.member("name"); n && n->kind == JValue::Kind::string) lc.name = n->text.value;
     if (const JValue* env = c.member("env"); env && env->kind == JValue::Kind::object) {
       lc.env = std::pair{env->begin, env->end};
+      if (!env->members.empty()) lc.env_first_member = env->members.front().first.begin;
       for (const auto& [k, v] : env->members) {
         if (v.kind != JValue::Kind::string) continue;
         EnvAssignment a;

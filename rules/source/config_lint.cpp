@@ -1,6 +1,9 @@
 #include "rules/source/config_lint.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 
 #include "analyzer/config/env_assignments.hpp"
 
@@ -71,6 +74,225 @@ std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_
   std::stable_sort(out.begin(), out.end(),
                    [](const SourceDiagnostic& a, const SourceDiagnostic& b) { return a.range.begin < b.range.begin; });
   return out;
+}
+
+}  // namespace oomlens::rules
+
+// --- Action A for configuration files
+
+namespace oomlens::rules {
+namespace {
+
+constexpr std::string_view kVariable = "PYTORCH_CUDA_ALLOC_CONF";
+
+std::string_view eol_of(std::string_view text) {
+  auto nl = text.find('\n');
+  return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
+}
+
+// Characters that mean the same in any quoting context (shell, JSON, .env).
+bool plain(std::string_view s) {
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_:,.-").find(c) == std::string_view::npos)
+      return false;
+  return true;
+}
+
+// The smallest edit of the literal's source turning its value into `next`,
+// when the changed characters come from plain source text.
+std::optional<TextEdit> literal_edit(const analyzer::python::StringLiteral& lit, std::string_view next) {
+  std::string_view old = lit.value;
+  if (old.empty()) return std::nullopt;
+  std::size_t p = 0;
+  while (p < old.size() && p < next.size() && old[p] == next[p]) ++p;
+  std::size_t s = 0;
+  while (s < old.size() - p && s < next.size() - p && old[old.size() - 1 - s] == next[next.size() - 1 - s]) ++s;
+  std::size_t b = p, e = old.size() - s;
+  std::string_view insert = next.substr(p, next.size() - s - p);
+  if (!plain(insert)) return std::nullopt;
+  const analyzer::python::StringLiteral::Piece* prev = nullptr;
+  for (const auto& piece : lit.pieces) {
+    std::size_t pb = piece.value_begin, pe = pb + piece.value_size;
+    bool touches = pb < e ? pe > b : (pb == b && b == e);
+    bool splits = !piece.verbatim && ((pb < b && b < pe) || (pb < e && e < pe));
+    if (splits) return std::nullopt;  // never cut an escape in two
+    if (!touches) continue;
+    if (prev && prev->source.end != piece.source.begin) return std::nullopt;
+    prev = &piece;
+  }
+  auto r = lit.source_range(b, e);
+  return TextEdit{r.begin, r.end, std::string(insert)};
+}
+
+std::string shell_quoted(std::string_view v) {
+  if (plain(v)) return std::string(v);
+  return fmt::format("'{}'", v);
+}
+
+std::string_view basename(std::string_view w) {
+  auto slash = w.find_last_of('/');
+  return slash == std::string_view::npos ? w : w.substr(slash + 1);
+}
+
+bool launcher(std::string_view word) {
+  auto b = basename(word);
+  return b.starts_with("python") || b == "torchrun" || b == "accelerate" || b == "deepspeed";
+}
+
+bool launches(const analyzer::config::ShellCommand& c) {
+  if (launcher(c.program)) return true;
+  auto p = basename(c.program);
+  if (p != "env" && p != "nohup" && p != "exec" && p != "srun" && p != "time") return false;
+  for (const auto& w : c.words)
+    if (!w.empty() && w[0] != '-' && w.find('=') == std::string::npos) return launcher(w);
+  return false;
+}
+
+std::size_t line_begin(std::string_view t, std::size_t at) {
+  while (at > 0 && t[at - 1] != '\n') --at;
+  return at;
+}
+
+std::string_view indentation(std::string_view t, std::size_t at) {
+  std::size_t b = line_begin(t, at), e = b;
+  while (e < t.size() && (t[e] == ' ' || t[e] == '\t')) ++e;
+  return t.substr(b, e - b);
+}
+
+// Merges into one assignment: true when it is covered (already or by the edit).
+bool merge_into(const analyzer::config::EnvAssignment& a, std::string_view option, ConfigFileKind kind,
+                std::vector<TextEdit>& edits) {
+  std::string next = analyzer::merge_alloc_conf(a.value.value, option);
+  if (next == a.value.value) return true;
+  if (auto e = literal_edit(a.value, next)) {
+    edits.push_back(*e);
+    return true;
+  }
+  // Rewrite the whole value.
+  auto r = a.value.range;
+  std::string text = kind == ConfigFileKind::launch_json ? fmt::format("\"{}\"", next) : shell_quoted(next);
+  if (kind != ConfigFileKind::launch_json && next.find('\'') != std::string::npos) return false;
+  if (!plain(next) && kind == ConfigFileKind::launch_json && next.find_first_of("\"\\") != std::string::npos) return false;
+  edits.push_back({r.begin, r.end, text});
+  return true;
+}
+
+std::optional<ScriptAction> finish(std::vector<TextEdit> edits, std::string_view option) {
+  if (edits.empty()) return std::nullopt;
+  std::sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  ScriptAction action;
+  action.title = fmt::format("Set the allocator configuration: {}", option);
+  action.safety = FixSafety::unsafe;
+  action.edits = std::move(edits);
+  return action;
+}
+
+std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option) {
+  auto commands = analyzer::config::shell_commands(t);
+  const analyzer::config::ShellCommand* first = nullptr;
+  std::vector<std::size_t> launch_begins;
+  for (const auto& c : commands)
+    if (launches(c)) {
+      if (!first) first = &c;
+      launch_begins.push_back(c.begin);
+    }
+  if (!first) return std::nullopt;
+  std::vector<TextEdit> edits;
+  bool covered = false, blocked = false;
+  for (const auto& a : analyzer::config::shell_assignments(t)) {
+    if (!analyzer::is_alloc_conf_variable(a.name)) continue;
+    bool prefix = a.form == analyzer::config::AssignmentForm::command_prefix ||
+                  a.form == analyzer::config::AssignmentForm::env_command;
+    bool on_launch = prefix && std::find(launch_begins.begin(), launch_begins.end(), a.statement_begin) != launch_begins.end();
+    bool before = !prefix && a.statement_begin < first->begin;
+    if (!on_launch && !before) continue;
+    bool covers_first = before || a.statement_begin == first->begin;
+    if (!a.constant || !merge_into(a, option, ConfigFileKind::shell, edits)) {
+      blocked = blocked || covers_first;
+      continue;
+    }
+    covered = covered || covers_first;
+  }
+  if (!covered && !blocked) {
+    std::size_t at = first->line_begin;
+    edits.push_back({at, at,
+                     fmt::format("{}export {}={}{}", indentation(t, first->begin), kVariable, shell_quoted(option),
+                                 eol_of(t))});
+  }
+  return finish(std::move(edits), option);
+}
+
+std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view option) {
+  std::vector<TextEdit> edits;
+  bool covered = false, blocked = false;
+  for (const auto& a : analyzer::config::dotenv_assignments(t)) {
+    if (!analyzer::is_alloc_conf_variable(a.name)) continue;
+    if (a.constant && merge_into(a, option, ConfigFileKind::dotenv, edits)) covered = true;
+    else blocked = true;
+  }
+  if (!covered && !blocked) {
+    std::string line = fmt::format("{}={}{}", kVariable, option, eol_of(t));
+    if (!t.empty() && t.back() != '\n') line = fmt::format("{}{}", eol_of(t), line);
+    edits.push_back({t.size(), t.size(), line});
+  }
+  return finish(std::move(edits), option);
+}
+
+std::optional<ScriptAction> in_launch_json(std::string_view t, std::string_view option) {
+  auto file = analyzer::config::parse_launch_json(t);
+  if (!file.valid || option.find_first_of("\"\\") != std::string_view::npos) return std::nullopt;
+  std::vector<TextEdit> edits;
+  std::string entry = fmt::format("\"{}\": \"{}\"", kVariable, option);
+  std::string_view eol = eol_of(t);
+  for (const auto& c : file.configurations) {
+    if (c.type != "python" && c.type != "debugpy") continue;
+    bool covered = false, blocked = false;
+    for (const auto& a : c.env_entries) {
+      if (!analyzer::is_alloc_conf_variable(a.name)) continue;
+      if (a.constant && merge_into(a, option, ConfigFileKind::launch_json, edits)) covered = true;
+      else blocked = true;
+    }
+    if (covered || blocked) continue;
+    if (c.env && c.env_first_member) {
+      // A new first member, laid out as the current first one is.
+      std::size_t at = *c.env_first_member;
+      bool own_line = line_begin(t, at) > c.env->first;
+      std::string sep = own_line ? fmt::format("{}{}", eol, indentation(t, at)) : std::string(" ");
+      edits.push_back({at, at, fmt::format("{},{}", entry, sep)});
+    } else if (c.env) {
+      edits.push_back({c.env->first + 1, c.env->second - 1, entry});
+    } else if (c.first_member) {
+      std::size_t at = *c.first_member;
+      bool own_line = line_begin(t, at) > c.begin;
+      std::string_view ind = indentation(t, at);
+      if (own_line) {
+        std::string step = ind.size() > indentation(t, c.begin).size()
+                               ? std::string(ind.substr(indentation(t, c.begin).size()))
+                               : std::string("  ");
+        edits.push_back({at, at,
+                         fmt::format("\"env\": {{{}{}{}{}{}{}}},{}{}", eol, ind, step, entry, eol, ind, eol, ind)});
+      } else {
+        edits.push_back({at, at, fmt::format("\"env\": {{{}}}, ", entry)});
+      }
+    } else {
+      edits.push_back({c.begin + 1, c.end - 1, fmt::format("\"env\": {{{}}}", entry)});
+    }
+  }
+  return finish(std::move(edits), option);
+}
+
+}  // namespace
+
+std::optional<ScriptAction> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
+                                                     std::string_view option) {
+  auto colon = option.find(':');
+  if (colon == 0 || colon == std::string_view::npos) return std::nullopt;
+  switch (kind) {
+    case ConfigFileKind::shell: return in_shell(text, option);
+    case ConfigFileKind::dotenv: return in_dotenv(text, option);
+    case ConfigFileKind::launch_json: return in_launch_json(text, option);
+  }
+  return std::nullopt;
 }
 
 }  // namespace oomlens::rules

@@ -26,6 +26,26 @@ std::optional<ConfigFileKind> config_file_kind(std::string_view path);
 // 1-based column in code points). Never throws.
 std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_view text);
 
+// Action A for configuration files: set one allocator option (`key:value`,
+// e.g. "expandable_segments:True") for the training run the file launches.
+// - shell: merged into every constant assignment of an allocator variable
+//   that reaches a launch (exported or plain before the first launching
+//   command, or a prefix/`env` assignment of a launching command); when the
+//   first launch is not covered, `export PYTORCH_CUDA_ALLOC_CONF=<option>` is
+//   added on the line before it, with its indentation. Launching commands:
+//   python*, torchrun, accelerate, deepspeed (also behind env, nohup, exec,
+//   srun, time). Nothing for a script that launches none of them.
+// - launch_json: merged into the env entry of each python/debugpy
+//   configuration, or an entry (or an `env` object) added as its first member.
+// - dotenv: merged into the existing assignments, or a line appended.
+// Line endings and indentation are kept; edits sorted and non-overlapping.
+// Nothing (std::nullopt) when the option is already set everywhere (so a
+// second application does nothing), when the only assignments hold
+// expansions ($X, ${env:X}) that cannot be merged, or the file cannot be read
+// (launch.json that does not parse).
+std::optional<ScriptAction> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
+                                                     std::string_view option);
+
 namespace source {
 // The OOM303 diagnostics of one value of `variable` (rules/source/invalid_alloc_conf.cpp):
 // `value` maps each value byte to its source bytes; `point` gives the position

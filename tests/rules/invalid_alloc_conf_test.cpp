@@ -259,3 +259,80 @@ TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invali
   // Other variables are not read.
   CHECK(lint_config_file(ConfigFileKind::dotenv, "OTHER=bogus:1\n").empty());
 }
+
+// --- Action A on configuration files: set_alloc_conf_in_config
+
+namespace {
+
+std::optional<std::string> set_option(ConfigFileKind kind, std::string_view text,
+                                      std::string_view option = "expandable_segments:True") {
+  auto action = set_alloc_conf_in_config(kind, text, option);
+  if (!action) return std::nullopt;
+  CHECK(action->safety == FixSafety::unsafe);
+  CHECK(action->title == fmt::format("Set the allocator configuration: {}", option));
+  return apply_edits(text, action->edits);
+}
+
+void check_set_fixture(ConfigFileKind kind, const std::string& name, const std::string& expected) {
+  INFO(name);
+  std::string before = read_config("set_alloc_conf/" + name);
+  auto once = set_option(kind, before);
+  REQUIRE(once);
+  CHECK(*once == read_config("set_alloc_conf/" + expected));
+  CHECK_FALSE(set_option(kind, *once));  // idempotent: nothing left to do
+  CHECK(lint_config_file(kind, *once).empty());
+}
+
+}  // namespace
+
+TEST_CASE("set allocator config: fixtures give their expected files, and a second time nothing",
+          "[invalid_alloc_conf]") {
+  check_set_fixture(ConfigFileKind::shell, "train.sh", "train.set.sh");
+  check_set_fixture(ConfigFileKind::shell, "train_with_export.sh", "train_with_export.set.sh");
+  check_set_fixture(ConfigFileKind::dotenv, "job.env", "job.set.env");
+  check_set_fixture(ConfigFileKind::launch_json, "launch.json", "launch.set.json");
+}
+
+TEST_CASE("set allocator config: shell scripts", "[invalid_alloc_conf]") {
+  // Before the first launching line, CRLF kept.
+  CHECK(set_option(ConfigFileKind::shell, "echo start\r\npython train.py\r\n") ==
+        "echo start\r\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\r\npython train.py\r\n");
+  // A value already holding the option: nothing to do.
+  CHECK_FALSE(set_option(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\npython t.py\n"));
+  // A different value of the same key is replaced in place, quoting kept.
+  CHECK(set_option(ConfigFileKind::shell, "export PYTORCH_ALLOC_CONF='expandable_segments:False'\ntorchrun t.py\n") ==
+        "export PYTORCH_ALLOC_CONF='expandable_segments:True'\ntorchrun t.py\n");
+  // Through `env`.
+  CHECK(set_option(ConfigFileKind::shell, "env PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64 deepspeed t.py\n") ==
+        "env PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64,expandable_segments:True deepspeed t.py\n");
+  // Nothing launches training: no action.
+  CHECK_FALSE(set_option(ConfigFileKind::shell, "echo hello\nls\n"));
+  // An expansion cannot be merged: no action rather than a second, conflicting export.
+  CHECK_FALSE(set_option(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=\"$BASE\"\npython t.py\n"));
+  // A set after the launch does not reach it: the export goes before it.
+  CHECK(set_option(ConfigFileKind::shell, "python t.py\nexport PYTORCH_CUDA_ALLOC_CONF=x:1\n") ==
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\npython t.py\nexport PYTORCH_CUDA_ALLOC_CONF=x:1\n");
+  // An option with characters the shell reads is quoted.
+  CHECK(set_option(ConfigFileKind::shell, "python t.py\n", "roundup_power2_divisions:[256:1,>:2]") ==
+        "export PYTORCH_CUDA_ALLOC_CONF='roundup_power2_divisions:[256:1,>:2]'\npython t.py\n");
+  CHECK(set_option(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=a:1\npython t.py\n",
+                   "roundup_power2_divisions:[>:2]") ==
+        "export PYTORCH_CUDA_ALLOC_CONF='a:1,roundup_power2_divisions:[>:2]'\npython t.py\n");
+  // Not a key:value option.
+  CHECK_FALSE(set_alloc_conf_in_config(ConfigFileKind::shell, "python t.py\n", "expandable_segments"));
+}
+
+TEST_CASE("set allocator config: .env and launch.json details", "[invalid_alloc_conf]") {
+  CHECK(set_option(ConfigFileKind::dotenv, "A=1") == "A=1\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n");
+  CHECK(set_option(ConfigFileKind::dotenv, "") == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n");
+  CHECK(set_option(ConfigFileKind::dotenv, "PYTORCH_CUDA_ALLOC_CONF=\"max_split_size_mb:128\" # tuned\n") ==
+        "PYTORCH_CUDA_ALLOC_CONF=\"max_split_size_mb:128,expandable_segments:True\" # tuned\n");
+  CHECK(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{\"type\": \"python\", \"env\": {}}]}") ==
+        "{\"configurations\": [{\"type\": \"python\", \"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"}}]}");
+  CHECK(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{\"type\": \"python\"}]}") ==
+        "{\"configurations\": [{\"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"}, \"type\": \"python\"}]}");
+  CHECK(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{}]}") == std::nullopt);  // no type: not python
+  CHECK_FALSE(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{\"type\": \"python\""));
+  CHECK_FALSE(set_option(ConfigFileKind::launch_json,
+                         "{\"configurations\": [{\"type\": \"python\", \"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"${env:X}\"}}]}"));
+}
