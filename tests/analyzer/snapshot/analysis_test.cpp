@@ -239,6 +239,35 @@ TEST_CASE("snapshot analysis: top N cuts the sites, most bytes first", "[snapsho
   CHECK(a.top_sites[0].bytes >= a.top_sites[1].bytes);
 }
 
+TEST_CASE("snapshot analysis: a summary read (oom entries only) gives the same analysis", "[snapshot][analysis]") {
+  std::string name = GENERATE("fragmentation_p4", "capacity_p2", "external_p5", "limit_p4", "limit_conf_p4", "no_oom_p4",
+                              "legacy_113_p4", "fragmentation_torch_jit_p2");
+  std::string bytes = read_fixture(name + ".pickle");
+  auto full = parse_snapshot(std::string_view(bytes));
+  ReadOptions options;
+  options.keep_full_trace = false;
+  auto summary = parse_snapshot(std::string_view(bytes), options);
+  REQUIRE(full);
+  REQUIRE(summary);
+  Analysis a = analyze(*full), b = analyze(*summary);
+  REQUIRE(a.devices.size() == b.devices.size());
+  for (std::size_t i = 0; i < a.devices.size(); ++i) {
+    CHECK(a.devices[i].device == b.devices[i].device);
+    CHECK(a.devices[i].reserved == b.devices[i].reserved);
+    CHECK(a.devices[i].inactive_split == b.devices[i].inactive_split);
+  }
+  REQUIRE(a.oom.has_value() == b.oom.has_value());
+  if (a.oom) {
+    CHECK(a.oom->verdict.cls == b.oom->verdict.cls);
+    CHECK(a.oom->verdict.arithmetic == b.oom->verdict.arithmetic);
+    CHECK(a.oom->requested == b.oom->requested);
+    CHECK(a.oom->oom_events == b.oom->oom_events);
+    CHECK(*a.oom->frames == *b.oom->frames);
+  }
+  REQUIRE(a.top_sites.size() == b.top_sites.size());
+  for (std::size_t i = 0; i < a.top_sites.size(); ++i) CHECK(a.top_sites[i].bytes == b.top_sites[i].bytes);
+}
+
 TEST_CASE("snapshot analysis: synthetic cases", "[snapshot][analysis]") {
   auto frames = std::make_shared<const std::vector<Frame>>(std::vector<Frame>{{"a.py", 3, "f"}});
   auto same = std::make_shared<const std::vector<Frame>>(std::vector<Frame>{{"a.py", 3, "f"}});

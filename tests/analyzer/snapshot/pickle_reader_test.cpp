@@ -206,6 +206,32 @@ TEST_CASE("a list filled in batches between other containers keeps its order", "
   CHECK(tree.depth(tree.root()) == 2);
 }
 
+TEST_CASE("batches that follow each other stay one stretch; big containers cross storage chunks", "[pickle]") {
+  // 70000 items (more than one 65536-slot chunk of the tree's arrays) in
+  // back-to-back APPENDS, then one more batch after a nested list.
+  PickleBytes p;
+  p.op(Op::EMPTY_LIST);
+  for (int batch = 0; batch < 70; ++batch) {
+    p.mark();
+    for (int i = 0; i < 1000; ++i) p.integer(100000 + batch * 1000 + i);
+    p.op(Op::APPENDS);
+  }
+  p.op(Op::EMPTY_LIST).integer(7).op(Op::APPEND).op(Op::APPEND);
+  p.mark().integer(-1).integer(-2).op(Op::APPENDS);
+  auto tree = read_value(p);
+  REQUIRE(tree.size(tree.root()) == 70003);
+  std::int64_t expected = 100000;
+  std::size_t position = 0;
+  for (ValueRef item : tree.children(tree.root())) {
+    if (position < 70000) CHECK(tree.as_int(item) == expected++);
+    if (position == 70000) CHECK(tree.size(item) == 1);
+    if (position == 70001) CHECK(tree.as_int(item) == -1);
+    if (position == 70002) CHECK(tree.as_int(item) == -2);
+    ++position;
+  }
+  CHECK(position == 70003);
+}
+
 TEST_CASE("tuples: EMPTY_TUPLE, TUPLE1-3 and TUPLE", "[pickle]") {
   auto empty = read_value(PickleBytes().op(Op::EMPTY_TUPLE));
   CHECK(empty.kind(empty.root()) == Kind::tuple);

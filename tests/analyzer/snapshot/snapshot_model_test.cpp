@@ -11,6 +11,7 @@
 #include "tests/analyzer/snapshot/pickle_bytes.hpp"
 
 using namespace oomlens::analyzer::snapshot;
+using oomlens::analyzer::snapshot::testing::PickleBytes;
 using oomlens::analyzer::snapshot::testing::read_fixture;
 
 namespace {
@@ -282,6 +283,48 @@ TEST_CASE("no_oom: two devices, a pending-free block, a trace past pickle's 1000
   CHECK(snapshot.settings.max_split_size == std::int64_t(256 * kMiB));
   CHECK(snapshot.settings.garbage_collection_threshold == 0.8);
   CHECK(snapshot.settings.alloc_conf == "max_split_size_mb:256,garbage_collection_threshold:0.8");
+}
+
+TEST_CASE("a summary read keeps the oom entries and each trace's length, nothing else of the trace",
+          "[snapshot][fixtures]") {
+  std::string name = GENERATE("no_oom_p4.pickle", "fragmentation_p2.pickle", "fragmentation_torch_jit_p2.pickle");
+  Snapshot full = load(name);
+  std::string bytes = read_fixture(name);
+  ReadOptions options;
+  options.keep_full_trace = false;
+  auto summary = parse_snapshot(std::string_view(bytes), options);
+  REQUIRE(summary);
+  REQUIRE(summary->trace_lengths.size() == full.device_traces.size());
+  REQUIRE(summary->device_traces.size() == full.device_traces.size());
+  for (std::size_t d = 0; d < full.device_traces.size(); ++d) {
+    CHECK(summary->trace_lengths[d] == full.device_traces[d].size());
+    std::vector<const TraceEntry*> ooms;
+    for (const TraceEntry& e : full.device_traces[d])
+      if (e.action == TraceAction::oom) ooms.push_back(&e);
+    REQUIRE(summary->device_traces[d].size() == ooms.size());
+    for (std::size_t i = 0; i < ooms.size(); ++i) {
+      const TraceEntry& kept = summary->device_traces[d][i];
+      CHECK(kept.size == ooms[i]->size);
+      CHECK(kept.device_free == ooms[i]->device_free);
+      CHECK(kept.time_us == ooms[i]->time_us);
+      CHECK(*kept.frames == *ooms[i]->frames);
+    }
+  }
+  CHECK(summary->segments.size() == full.segments.size());
+  CHECK(totals(*summary).allocated == totals(full).allocated);
+}
+
+TEST_CASE("a summary read still checks the entries it drops", "[snapshot][hostile]") {
+  // One trace entry whose size is a string: refused whether kept or not.
+  PickleBytes p;
+  p.proto(4).op(Op::EMPTY_DICT).mark().str("segments").op(Op::EMPTY_LIST).str("device_traces").op(Op::EMPTY_LIST);
+  p.op(Op::EMPTY_LIST).op(Op::EMPTY_DICT).mark().str("action").str("alloc").str("size").str("big").op(Op::SETITEMS);
+  p.op(Op::APPEND).op(Op::APPEND).op(Op::SETITEMS).stop();
+  ReadOptions options;
+  options.keep_full_trace = false;
+  auto snapshot = parse_snapshot(std::string_view(p), options);
+  REQUIRE_FALSE(snapshot);
+  CHECK(snapshot.error().message == "device_traces[0][0].size: expected an int, found str");
 }
 
 TEST_CASE("legacy 1.13: a bare list; block addresses accumulated; history gives size and frames",
