@@ -1393,5 +1393,28 @@ def execute_analyze_snapshot_refuses_hostile_and_missing_files(ctx: Ctx):
            INVALID_PARAMS, f"arguments {bad}")
     expect_still_serving(s)
 
+
+@case
+def cancel_a_large_analyze_snapshot(ctx: Ctx):
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="oomlens-e2e-")
+    try:
+        big = os.path.join(tmp, "big.pickle")  # ~40 MB: read in the background for a while
+        subprocess.run([sys.executable, os.path.join(ctx.fixtures, "snapshots", "generate.py"), "--big", "40000000", big],
+                       check=True, capture_output=True)
+        s = ctx.started()
+        rid, request = s.request_bytes("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot",
+                                                                    "arguments": [{"path": big}]})
+        s.send_raw(request + LspServer.notification_bytes("$/cancelRequest", {"id": rid}))
+        eq(s.wait_response(rid).get("error", {}).get("code"), REQUEST_CANCELLED, "the cancelled analyzeSnapshot")
+        small = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot",
+                                                       "arguments": [snapshot_path(ctx, "limit_p4.pickle")]})
+        eq(small["json"]["oom"]["class"], "limit", "analyzeSnapshot after a cancel")
+        s.settle(0.5)
+        eq(len(s.responses[json.dumps(rid)]), 1, "the cancelled request answered exactly once")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
