@@ -111,7 +111,7 @@ export class OomlensExtension implements vscode.Disposable {
     });
     try {
       await this.client.start();
-      this.testState.event("server-started");
+      this.testState.event(`server-started:${(this.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []).join(",")}`);
     } catch (err) {
       const message = `The oomlens server (${binary}) did not start: ${err instanceof Error ? err.message : String(err)}. Check the "oomlens.path" setting.`;
       this.output.appendLine(`[oomlens] ${message}`);

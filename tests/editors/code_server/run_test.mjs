@@ -60,6 +60,13 @@ const logName = "pytorch26_fragmentation.log";
 const scriptName = "empty_cache_in_loop.py";
 fs.copyFileSync(path.join(repo, "fixtures/logs", logName), path.join(workspace, logName));
 fs.copyFileSync(path.join(repo, "fixtures/scripts", scriptName), path.join(workspace, scriptName));
+// The traceback names /home/kai/seg3d/train.py: the extension finds the
+// workspace's seg3d/train.py by its path suffix.
+fs.mkdirSync(path.join(workspace, "seg3d"));
+fs.writeFileSync(path.join(workspace, "seg3d", "train.py"), "import torch\n\n\ndef main():\n    model = torch.nn.Linear(8, 8).cuda()\n\n\nif __name__ == \"__main__\":\n    main()\n");
+const snapshotName = "fragmentation_p4.pickle";
+fs.copyFileSync(path.join(repo, "fixtures/snapshots", snapshotName), path.join(workspace, snapshotName));
+const trainUri = pathToFileURL(path.join(workspace, "seg3d", "train.py")).toString();
 const logUri = pathToFileURL(path.join(workspace, logName)).toString();
 const scriptUri = pathToFileURL(path.join(workspace, scriptName)).toString();
 
@@ -248,6 +255,36 @@ try {
   check("Diagnose Selection opens the report beside the editor", report === "report:1" && reportTab, `${report ?? "no report event"}, tab ${reportTab}`);
   await page.waitForTimeout(1500); // let the webview paint
   await shot("code-server-report.png");
+
+  // 3b. The report's "Apply fix to train.py" edits the script through the server's oomlens.fixScript.
+  const serverCommands = (readState().events.find((e) => e.startsWith("server-started:")) ?? "").split(":")[1]?.split(",") ?? [];
+  if (!serverCommands.includes("oomlens.fixScript")) {
+    check("Apply fix to train.py (skipped: this oomlens has no oomlens.fixScript)", true, "SKIP");
+  } else {
+    const webview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await webview.locator("button", { hasText: "Apply fix to train.py" }).first().click({ timeout: 15000 });
+    const edited = await waitFor("train.py to get the allocator setting", () => {
+      const text = readState().documents[trainUri];
+      return text && text.includes("PYTORCH_CUDA_ALLOC_CONF") ? text : undefined;
+    }, 20000).catch(() => undefined);
+    check("the report's \"Apply fix to train.py\" edits seg3d/train.py", Boolean(edited), edited ? edited.split("\n").filter((l) => l.includes("PYTORCH_CUDA_ALLOC_CONF")).join(" / ") : "no edit");
+    await shot("code-server-apply-fix.png");
+  }
+
+  // 3c. A memory snapshot from the explorer's context menu.
+  if (!serverCommands.includes("oomlens.analyzeSnapshot")) {
+    check("Analyze Memory Snapshot (skipped: this oomlens has no oomlens.analyzeSnapshot)", true, "SKIP");
+  } else {
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: snapshotName }).first().click({ button: "right" });
+    const menuItem = page.locator(".context-view .action-item", { hasText: "Analyze Memory Snapshot" }).first();
+    await menuItem.hover({ timeout: 10000 });
+    await page.keyboard.press("Enter"); // clicks land on the menu's pointer-block layer
+    const snap = await waitFor("the snapshot report", () => readState().events.find((e) => e.startsWith("snapshot:")), 20000).catch(() => undefined);
+    const snapTab = await page.locator(".tab", { hasText: `oomlens: ${snapshotName}` }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
+    check("Analyze Memory Snapshot (explorer context menu) shows the snapshot report", Boolean(snap) && snapTab, `${snap ?? "no snapshot event"}, tab ${snapTab}`);
+    await page.waitForTimeout(1500);
+    await shot("code-server-snapshot.png");
+  }
 
   // 4. Watched terminals: a command that ends with a GPU OOM gets a notification.
   await runCommand("Terminal: Create New Terminal");
