@@ -1,0 +1,87 @@
+// OOM304 snapshot-never-dumped: the script records the CUDA allocator's
+// history (torch.cuda.memory._record_memory_history) but nothing in the file
+// saves it (_dump_snapshot, _snapshot, ...): the history dies with the process,
+// the OOM it was meant to explain included. The fix adds the dump: around the
+// training loop as action B writes it, else an atexit registration after the
+// record call (atexit also runs after an uncaught OOM).
+#include <fmt/format.h>
+
+#include "analyzer/python/training_loop.hpp"
+#include "rules/source/record_snapshot.hpp"
+#include "rules/source/source_rules.hpp"
+
+namespace oomlens::rules::source {
+namespace {
+
+using analyzer::python::Call;
+using analyzer::python::Script;
+
+constexpr std::string_view kExplanation =
+    "`torch.cuda.memory._record_memory_history()` makes the caching allocator keep a trace of "
+    "every allocation and free, with stack traces, in memory. It is written out only when the "
+    "script calls `torch.cuda.memory._dump_snapshot(FILE)` (or pickles `_snapshot()` itself); "
+    "with no such call the recording is lost when the process exits, the out-of-memory error it "
+    "was meant to explain included. Dump it when an OOM escapes the training loop "
+    "(`except torch.cuda.OutOfMemoryError:` that dumps and re-raises) and read the file with "
+    "`oomlens snapshot FILE`.";
+
+// The fix: around the training loop the recording call starts before, else at exit.
+std::optional<std::vector<TextEdit>> dump_edits(const Script& s, const Call& record, std::string& how) {
+  if (auto loop = analyzer::python::training_loop(s);
+      loop && snapshot::runs_before(s, record.node, loop->node.end_byte())) {
+    how = fmt::format("an `except torch.cuda.OutOfMemoryError` around the training loop at line {} dumps the "
+                      "snapshot and re-raises",
+                      s.point(loop->node.start_byte()).line);
+    if (auto edits = snapshot::dump_on_oom_edits(s, *loop, false)) return edits;
+  }
+  how = "an `atexit` registration after the recording call dumps the snapshot when the script exits";
+  return snapshot::dump_at_exit_edits(s, record);
+}
+
+void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+  auto recordings = snapshot::recording_calls(s);
+  if (recordings.empty() || snapshot::saves_snapshot(s)) return;
+  bool first = true;
+  for (const Call& call : recordings) {
+    SourceDiagnostic sd;
+    sd.range = call.range;
+    sd.start = call.start;
+    Diagnosis& d = sd.diagnosis;
+    d.code = "OOM304";
+    d.name = "snapshot-never-dumped";
+    d.severity = Severity::warning;
+    d.message =
+        "memory history is recorded but never dumped: no `torch.cuda.memory._dump_snapshot()` in this file";
+    d.explanation = std::string(kExplanation);
+    d.verify = "oomlens snapshot oom_snapshot.pickle";
+    Fix f;
+    f.title = "Dump the memory snapshot when an OOM escapes";
+    f.kind = FixKind::advice;
+    f.safety = FixSafety::display_only;
+    f.detail = "add `torch.cuda.memory._dump_snapshot(\"oom_snapshot.pickle\")` where the script fails";
+    // One fix per file: two would add two dumps.
+    if (first && !s.has_errors()) {
+      std::string how;
+      if (auto edits = dump_edits(s, call, how)) {
+        f.kind = FixKind::edit;
+        f.safety = FixSafety::unsafe;
+        f.detail = how + "; unsafe: it changes what the script does";
+        sd.fix_safety = FixSafety::unsafe;
+        sd.edits = std::move(*edits);
+      }
+    }
+    first = false;
+    d.fixes.push_back(std::move(f));
+    out.push_back(std::move(sd));
+  }
+}
+
+}  // namespace
+
+SourceRule snapshot_never_dumped_rule() {
+  return {{"OOM304", "snapshot-never-dumped",
+           "_record_memory_history() with no _dump_snapshot() in the file: the recording is lost"},
+          &check};
+}
+
+}  // namespace oomlens::rules::source
