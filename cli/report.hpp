@@ -9,6 +9,7 @@
 
 #include "report/json_report.hpp"
 #include "rules/diagnosis.hpp"
+#include "rules/source/source_rules.hpp"
 
 namespace oomlens::cli {
 
@@ -27,5 +28,14 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
 
 // SARIF 2.1.0 for CI and code-scanning tools.
 nlohmann::json report_sarif(const std::vector<FileReport>& files);
+
+// A linted script or configuration file: its diagnostics in source order,
+// a syntax error as code E999 (with no fix).
+struct LintedFile {
+  std::string path;
+  std::vector<rules::SourceDiagnostic> diagnostics;
+};
+// SARIF 2.1.0 of `oomlens lint`, fixes included as byte-offset replacements.
+nlohmann::json lint_sarif(const std::vector<LintedFile>& files);
 
 }  // namespace oomlens::cli

@@ -21,23 +21,41 @@ json physical(const std::string& uri, std::uint64_t line) {
 
 std::string uri_of(const std::string& path) { return path == "-" ? "stdin" : path; }
 
+// The rule catalogue as SARIF reportingDescriptors; results point into it.
+json rules_json() {
+  json out = json::array();
+  for (const auto& r : rules::all_rules())
+    out.push_back({{"id", r.code},
+                   {"name", r.name},
+                   {"shortDescription", {{"text", r.summary}}},
+                   {"helpUri", rules::rule_doc_url(r.code)}});
+  return out;
+}
+
+int index_of(const std::string& code) {
+  const auto& all = rules::all_rules();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].code == code) return static_cast<int>(i);
+  return -1;
+}
+
+json sarif_log(json results, json run_properties = json::object()) {
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "oomlens"},
+                  {"version", OOMLENS_VERSION},
+                  {"informationUri", "https://github.com/oomlens/oomlens"},
+                  {"rules", rules_json()}}}}},
+              {"results", std::move(results)}};
+  run.update(run_properties);
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({std::move(run)})}};
+}
+
 }  // namespace
 
 json report_sarif(const std::vector<FileReport>& files) {
-  json rules_json = json::array();
-  std::vector<std::string> codes;
-  for (const auto& r : rules::all_rules()) {
-    codes.emplace_back(r.code);
-    rules_json.push_back({{"id", r.code},
-                          {"name", r.name},
-                          {"shortDescription", {{"text", r.summary}}},
-                          {"helpUri", rules::rule_doc_url(r.code)}});
-  }
-  auto index_of = [&](const std::string& code) {
-    for (std::size_t i = 0; i < codes.size(); ++i)
-      if (codes[i] == code) return static_cast<int>(i);
-    return -1;
-  };
   json results = json::array();
   for (const auto& file : files) {
     for (const auto& item : file.report.incidents) {
@@ -63,15 +81,40 @@ json report_sarif(const std::vector<FileReport>& files) {
                          {"message", {{"text", item.diagnosis.message}}},
                          {"locations", json::array({physical(uri_of(file.path), item.finding.line)})}});
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({{{"tool",
-                                  {{"driver",
-                                    {{"name", "oomlens"},
-                                     {"version", OOMLENS_VERSION},
-                                     {"informationUri", "https://github.com/oomlens/oomlens"},
-                                     {"rules", rules_json}}}}},
-                                 {"results", results}}})}};
+  return sarif_log(std::move(results));
+}
+
+json lint_sarif(const std::vector<LintedFile>& files) {
+  json results = json::array();
+  for (const auto& file : files)
+    for (const auto& d : file.diagnostics) {
+      json location = {{"physicalLocation",
+                        {{"artifactLocation", {{"uri", file.path}}},
+                         {"region",
+                          {{"startLine", d.start.line},
+                           {"startColumn", d.start.column},
+                           {"byteOffset", d.range.begin},
+                           {"byteLength", d.range.end - d.range.begin}}}}}};
+      json r = {{"ruleId", d.diagnosis.code},
+                {"level", sarif_level(d.diagnosis.severity)},
+                {"message", {{"text", d.diagnosis.message}}},
+                {"locations", json::array({location})}};
+      if (int i = index_of(d.diagnosis.code); i >= 0) r["ruleIndex"] = i;
+      if (d.fix_safety && !d.edits.empty()) {
+        json replacements = json::array();
+        for (const auto& e : d.edits)
+          replacements.push_back({{"deletedRegion", {{"byteOffset", e.begin}, {"byteLength", e.end - e.begin}}},
+                                  {"insertedContent", {{"text", e.replacement}}}});
+        std::string title = d.diagnosis.fixes.empty() ? "Fix" : d.diagnosis.fixes.front().title;
+        r["fixes"] = json::array({{{"description", {{"text", title}}},
+                                   {"artifactChanges", json::array({{{"artifactLocation", {{"uri", file.path}}},
+                                                                     {"replacements", replacements}}})}}});
+        r["properties"] = {{"fixSafety", rules::to_string(*d.fix_safety)}};
+      }
+      results.push_back(std::move(r));
+    }
+  // Columns count code points, as the text output does.
+  return sarif_log(std::move(results), {{"columnKind", "unicodeCodePoints"}});
 }
 
 }  // namespace oomlens::cli

@@ -76,10 +76,11 @@ json server_capabilities(const ClientCapabilities& client) {
       {"hoverProvider", true},
       {"executeCommandProvider",
        {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix,
-                      kAnalyzeSnapshot}}}},
+                      kAnalyzeSnapshot, kFixScript}}}},
   };
   if (client.code_action_literals) {
-    caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.oomlens", "source.oomlens.explain"}},
+    caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.fixAll.oomlens", "source.oomlens", "source.oomlens.explain",
+                                                      "source.oomlens.setAllocatorConf", "source.oomlens.recordSnapshot"}},
                                   {"resolveProvider", client.resolve_command || client.resolve_edit}};
   } else {
     caps["codeActionProvider"] = true;

@@ -45,6 +45,7 @@ inline constexpr const char* kExplainDocument = "oomlens.explainDocument";
 inline constexpr const char* kCopyVerification = "oomlens.copyVerification";
 inline constexpr const char* kRunVerification = "oomlens.runVerification";
 inline constexpr const char* kShowFix = "oomlens.showFix";
+inline constexpr const char* kFixScript = "oomlens.fixScript";
 inline constexpr const char* kAnalyzeSnapshot = "oomlens.analyzeSnapshot";
 
 nlohmann::json server_capabilities(const ClientCapabilities& client);

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include "analyzer/analyzer.hpp"
+#include "lsp/local_files.hpp"
 #include "lsp/markdown.hpp"
+#include "lsp/python_features.hpp"
 #include "report/json_report.hpp"
 #include "rules/rule.hpp"
 
@@ -26,23 +28,6 @@ ByteRange line_bytes(const LineIndex& lines, std::uint64_t first, std::uint64_t 
   std::string_view text = lines.text();
   while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
   return {begin, std::max(begin, end)};
-}
-
-// A path from a traceback as a file URI; paths from another machine may not
-// exist here, which clients handle.
-std::optional<std::string> file_uri(const std::string& path) {
-  std::string p = path;
-  std::replace(p.begin(), p.end(), '\\', '/');
-  bool windows_drive = p.size() > 2 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':' && p[2] == '/';
-  if (!p.starts_with("/") && !windows_drive) return std::nullopt;
-  std::string uri = windows_drive ? "file:///" : "file://";
-  for (unsigned char c : p) {
-    if (std::isalnum(c) || std::string_view("/-._~:").find(static_cast<char>(c)) != std::string_view::npos)
-      uri.push_back(static_cast<char>(c));
-    else
-      uri += fmt::format("%{:02X}", c);
-  }
-  return uri;
 }
 
 int lsp_severity(rules::Severity s) {
@@ -82,7 +67,7 @@ json incident_diagnostic(const DocumentAnalysis& a, std::size_t index) {
   if (inc.entry) d["data"]["script"] = inc.entry->file;
   json rel = json::array();
   if (inc.location) {
-    if (auto uri = file_uri(inc.location->file)) {
+    if (auto uri = file_uri_from_path(inc.location->file)) {
       std::uint32_t line = inc.location->line > 0 ? static_cast<std::uint32_t>(inc.location->line - 1) : 0;
       rel.push_back(related(*uri, Range{{line, 0}, {line, 0}},
                             fmt::format("the failing call in your code{}",
@@ -136,11 +121,17 @@ rules::LogReport analyze_text_report(std::string_view text, const Settings& sett
 
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
-                                                         const std::function<void(double)>& progress) {
+                                                         const std::function<void(double)>& progress,
+                                                         std::shared_ptr<const DocumentAnalysis> previous) {
   auto a = std::make_shared<DocumentAnalysis>();
   a->doc = doc;
   a->encoding = encoding;
-  if (doc->kind != DocumentKind::log) return a;  // Python documents: source rules come with their issue
+  a->options = settings.rules;
+  if (doc->kind == DocumentKind::python) {
+    analyze_python(*a, previous.get());
+    return a;
+  }
+  if (doc->kind != DocumentKind::log) return a;
 
   analyzer::LogAnalyzer analyzer;
   constexpr std::size_t kPiece = 1 << 20;

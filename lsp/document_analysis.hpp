@@ -12,9 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/python/script.hpp"
 #include "lsp/capabilities.hpp"
 #include "lsp/documents.hpp"
 #include "rules/diagnosis.hpp"
+#include "rules/source/source_rules.hpp"
 
 namespace oomlens::lsp {
 
@@ -22,15 +24,24 @@ struct DocumentAnalysis {
   DocumentSnapshot doc;
   PositionEncoding encoding = PositionEncoding::utf16;
   rules::LogReport report;              // log documents; empty otherwise
+  // Python documents: the parsed script (kept for the next version's
+  // incremental parse) and the source rules' diagnostics, in the order of
+  // `diagnostics` after the syntax error (if any).
+  std::shared_ptr<const analyzer::python::Script> script;
+  std::vector<rules::SourceDiagnostic> source_diagnostics;
+  rules::RuleOptions options;           // the settings it was made with (fix values)
   nlohmann::json diagnostics = nlohmann::json::array();  // LSP Diagnostic[]
   bool cancelled = false;               // superseded while running: never published
 };
 
 // Analyses a document. `cancelled` is polled between pieces of the text;
 // `progress(fraction)` is called now and then for large documents.
+// `previous`, an earlier analysis of the same document, lets a script be
+// re-parsed incrementally.
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
-                                                         const std::function<void(double)>& progress);
+                                                         const std::function<void(double)>& progress,
+                                                         std::shared_ptr<const DocumentAnalysis> previous = nullptr);
 
 // Analyses text that is not a document (a selection, a terminal).
 rules::LogReport analyze_text_report(std::string_view text, const Settings& settings, const std::atomic<bool>& cancelled);

@@ -2,7 +2,9 @@
 // document's current version (waiting for it when it is still running).
 #include <fmt/format.h>
 
+#include "lsp/local_files.hpp"
 #include "lsp/params.hpp"
+#include "lsp/python_features.hpp"
 #include "lsp/server.hpp"
 #include "lsp/snapshot_command.hpp"
 #include "report/json_report.hpp"
@@ -40,7 +42,7 @@ void Server::hover(const PendingPtr& p, json& params) {
   std::string uri = document_uri(params);
   const json& position = member(params, "position", vt::object);
   with_analysis(p, uri, [this, p, position](const DocumentAnalysis& a) {
-    reply(p, hover_at(a, position, client_.markdown_hover));
+    reply(p, a.script ? python_hover(a, position, client_.markdown_hover) : hover_at(a, position, client_.markdown_hover));
   });
 }
 
@@ -49,7 +51,7 @@ void Server::code_action(const PendingPtr& p, json& params) {
   member(params, "range", vt::object);
   // The params (with the diagnostics the client sent back) move along: no copy.
   with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
-    reply(p, code_actions(a, params, client_));
+    reply(p, a.script ? python_code_actions(a, params, client_) : code_actions(a, params, client_));
   });
 }
 
@@ -59,7 +61,7 @@ void Server::code_action_resolve(const PendingPtr& p, json& params) {
     throw ParamsError("codeAction/resolve expects an action this server made (with its data)");
   std::string uri = params["data"]["uri"].get<std::string>();
   with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
-    json resolved = resolve_code_action(a, params);
+    json resolved = a.script ? resolve_python_code_action(a, params, client_) : resolve_code_action(a, params);
     if (resolved.is_null())
       reply_error(p, ContentModified, "the document changed since this action was offered");
     else
@@ -111,6 +113,30 @@ void Server::execute_command(const PendingPtr& p, json& params) {
         else reply(p, std::move(outcome.result));
       });
     });
+    return;
+  }
+  if (name == kFixScript) {
+    if (args.empty() || !args[0].is_object() || !args[0].contains("uri") || !args[0]["uri"].is_string() ||
+        !args[0].contains("fix") || !args[0]["fix"].is_object())
+      throw ParamsError("oomlens.fixScript expects [{\"uri\": \"file:///.../train.py\", \"fix\": {\"kind\": ...}}]");
+    std::string uri = args[0]["uri"].get<std::string>();
+    json fix = std::move(args[0]["fix"]);
+    if (documents_.get(uri)) {
+      // Open in the client: the edit is made on, and names, the version it holds.
+      with_analysis(p, uri, [this, p, fix = std::move(fix)](const DocumentAnalysis& a) {
+        reply(p, script_fix(a, fix, client_, true));
+      });
+      return;
+    }
+    // Not open: read from disk; the edit names no version.
+    auto path = path_from_file_uri(uri);
+    if (!path) throw ParamsError(fmt::format("oomlens.fixScript: '{}' is not a local file URI", uri));
+    std::string text, error;
+    if (!read_text_file(*path, text, error)) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
+    auto doc = std::make_shared<const Document>(uri, "python", 0, std::move(text));
+    std::atomic<bool> never{false};
+    auto a = analyze_document(doc, settings_, client_.encoding, never, {});
+    reply(p, script_fix(*a, fix, client_, false));
     return;
   }
   if (name == kExplain) {

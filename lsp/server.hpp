@@ -127,6 +127,7 @@ class Server {
     // names the pull resultId, see features.cpp).
     std::uint64_t serial = 0;
     std::shared_ptr<const DocumentAnalysis> ready;  // null while analysing
+    std::shared_ptr<const DocumentAnalysis> last;   // the latest finished one (incremental re-parse)
     std::shared_ptr<std::atomic<bool>> cancel;
     std::vector<std::pair<PendingPtr, std::function<void(const DocumentAnalysis&)>>> waiting;
   };

@@ -138,8 +138,8 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
                             {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
     });
   };
-  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state] {
-    auto analysis = analyze_document(doc, settings, encoding, *cancel, progress);
+  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last] {
+    auto analysis = analyze_document(doc, settings, encoding, *cancel, progress, previous);
     io_.run_on_protocol([this, analysis, progress_state, cancel] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
@@ -161,6 +161,9 @@ void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) 
   if (analysis->cancelled || it == analyses_.end() || it->second.version != analysis->doc->version) return;
   AnalysisSlot& slot = it->second;
   slot.ready = analysis;
+  // Kept for the next version's incremental parse; a log's analysis is not
+  // kept (it would hold a second copy of a large text while the next runs).
+  slot.last = analysis->script ? analysis : nullptr;
   if (!client_.pull_diagnostics) publish(*analysis);
   auto waiting = std::move(slot.waiting);
   slot.waiting.clear();

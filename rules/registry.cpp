@@ -27,7 +27,8 @@ const std::vector<FindingRule>& finding_rules() {
 }
 
 const std::vector<SourceRule>& source_rules() {
-  static const std::vector<SourceRule> rules = {source::empty_cache_in_loop_rule(), source::invalid_alloc_conf_rule(),
+  static const std::vector<SourceRule> rules = {source::empty_cache_in_loop_rule(), source::alloc_conf_too_late_rule(),
+                                                source::invalid_alloc_conf_rule(),
                                                 source::snapshot_never_dumped_rule()};
   return rules;
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "rules/source/source_rules.hpp"
+#include "rules/source/statement_edits.hpp"
 
 namespace oomlens::rules::source {
 namespace {
@@ -55,20 +56,6 @@ const char* loop_word(const analyzer::python::Loop& loop) {
   return "loop";
 }
 
-// The expression statement that is exactly the call, in a block or the module.
-Node removable_statement(const Script& s, const Call& call) {
-  Node stmt = s.parent(call.node);
-  if (!stmt || !stmt.is("expression_statement") || stmt.range() != call.node.range()) return {};
-  Node block = s.parent(stmt);
-  if (!block || !(block.is("block") || block.is("module"))) return {};
-  return stmt;
-}
-
-std::uint32_t line_start(std::string_view src, std::uint32_t at) {
-  while (at > 0 && src[at - 1] != '\n') --at;
-  return at;
-}
-
 struct Candidate {
   SourceDiagnostic diag;
   Node statement;  // null when no automatic fix
@@ -102,7 +89,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
       d.message = fmt::format("`torch.cuda.empty_cache()` runs on every iteration of the {} at line {}{}",
                               loop_word(p.loop), loop_line, via);
       d.explanation = std::string(kExplanation);
-      c.statement = removable_statement(s, call);
+      c.statement = statement_of_expression(s, call.node);
       Fix f;
       f.title = "Remove the `torch.cuda.empty_cache()` call";
       f.kind = c.statement ? FixKind::edit : FixKind::advice;
@@ -123,50 +110,25 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     for (const auto& c : found)
       if (c.statement) removed.insert(c.statement.id());
     std::set<const void*> block_got_pass;
-    std::string_view src = s.source();
     for (auto& c : found) {
       if (!c.statement) continue;
       Node block = s.parent(c.statement);
       bool all_removed = block.is("block");
-      for (Node child : block.named_children())
-        if (!removed.count(child.id())) all_removed = false;
-      auto r = c.statement.range();
-      TextEdit e;
-      if (all_removed && block_got_pass.insert(block.id()).second) {
-        e = {r.begin, r.end, "pass"};  // the body would be left empty
-      } else {
-        std::uint32_t ls = line_start(src, r.begin);
-        std::uint32_t le = r.end;
-        while (le < src.size() && (src[le] == ' ' || src[le] == '\t')) ++le;
-        bool alone_before = src.substr(ls, r.begin - ls).find_first_not_of(" \t") == std::string_view::npos;
-        if (le < src.size() && src[le] == '#')  // a trailing comment goes with the call
-          while (le < src.size() && src[le] != '\n' && src[le] != '\r') ++le;
-        bool alone_after = le == src.size() || src[le] == '\n' || src[le] == '\r';
-        if (alone_before && alone_after) {
-          if (le < src.size() && src[le] == '\r') ++le;
-          if (le < src.size() && src[le] == '\n') ++le;
-          e = {ls, le, ""};
-        } else if (!all_removed) {
-          // `a(); torch.cuda.empty_cache()` or `x(); torch.cuda.empty_cache(); y()`: drop the
-          // statement and one neighbouring `;`.
-          std::uint32_t b = r.begin, en = r.end;
-          std::uint32_t k = en;
-          while (k < src.size() && (src[k] == ' ' || src[k] == '\t')) ++k;
-          if (k < src.size() && src[k] == ';') {
-            en = k + 1;
-            while (en < src.size() && (src[en] == ' ' || src[en] == '\t')) ++en;
-          } else {
-            std::uint32_t j = b;
-            while (j > ls && (src[j - 1] == ' ' || src[j - 1] == '\t')) --j;
-            if (j > ls && src[j - 1] == ';') b = j - 1;
-            else continue;  // no safe edit found: diagnostic without fix
-          }
-          e = {b, en, ""};
-        } else {
-          continue;
-        }
+      for (Node child : block.named_children())  // comments alone do not make a valid body
+        if (!child.is("comment") && !removed.count(child.id())) all_removed = false;
+      // The first removal in a block left without statements becomes `pass`.
+      bool make_pass = all_removed && block_got_pass.insert(block.id()).second;
+      if (all_removed && !make_pass) {
+        // Another removal already left `pass`: this one goes whole, if alone on its line.
+        auto e = remove_statement_edit(s, c.statement, false);
+        if (!e || e->replacement.size() || e->begin != line_start(s.source(), c.statement.start_byte())) continue;
+        c.diag.edits.push_back(std::move(*e));
+        c.diag.fix_safety = FixSafety::safe;
+        continue;
       }
-      c.diag.edits.push_back(std::move(e));
+      auto e = remove_statement_edit(s, c.statement, make_pass);
+      if (!e) continue;  // no safe edit found: diagnostic without fix
+      c.diag.edits.push_back(std::move(*e));
       c.diag.fix_safety = FixSafety::safe;
     }
   }

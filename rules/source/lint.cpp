@@ -85,6 +85,69 @@ struct Segment {
 
 }  // namespace
 
+std::vector<TextEdit> line_edits(std::string_view before, std::string_view after) {
+  auto a = split_lines(before), b = split_lines(after);
+  const long n = static_cast<long>(a.size()), m = static_cast<long>(b.size());
+  const long max = n + m;
+  // Myers: v[k] = furthest x on diagonal k; one copy of v per d to trace back.
+  std::vector<std::vector<long>> trace;
+  std::vector<long> v(static_cast<std::size_t>(2 * max + 2), 0);
+  auto at = [&](std::vector<long>& vec, long k) -> long& { return vec[static_cast<std::size_t>(k + max + 1)]; };
+  long found_d = -1;
+  for (long d = 0; d <= max && found_d < 0; ++d) {
+    for (long k = -d; k <= d; k += 2) {
+      long x = (k == -d || (k != d && at(v, k - 1) < at(v, k + 1))) ? at(v, k + 1) : at(v, k - 1) + 1;
+      long y = x - k;
+      while (x < n && y < m && a[static_cast<std::size_t>(x)] == b[static_cast<std::size_t>(y)]) ++x, ++y;
+      at(v, k) = x;
+      if (x >= n && y >= m) {
+        found_d = d;
+        break;
+      }
+    }
+    trace.push_back(v);
+  }
+  // Walk back, collecting runs of deleted (old) and inserted (new) lines.
+  struct Op { long x0, x1, y0, y1; };
+  std::vector<Op> ops;
+  long x = n, y = m;
+  for (long d = found_d; d > 0; --d) {
+    std::vector<long>& prev = trace[static_cast<std::size_t>(d - 1)];
+    long k = x - y;
+    long prev_k = (k == -d || (k != d && at(prev, k - 1) < at(prev, k + 1))) ? k + 1 : k - 1;
+    long prev_x = at(prev, prev_k), prev_y = prev_x - prev_k;
+    while (x > prev_x && y > prev_y) --x, --y;  // the snake
+    // One step: an insertion (x unchanged) or a deletion.
+    if (x == prev_x) ops.push_back({x, x, prev_y, y});
+    else ops.push_back({prev_x, x, y, y});
+    x = prev_x, y = prev_y;
+  }
+  std::reverse(ops.begin(), ops.end());
+  // Line starts in bytes, to turn line ops into byte edits; merge adjacent ops.
+  auto starts = [](const std::vector<std::string_view>& lines, std::string_view text) {
+    std::vector<std::size_t> s;
+    for (auto l : lines) s.push_back(static_cast<std::size_t>(l.data() - text.data()));
+    s.push_back(text.size());
+    return s;
+  };
+  auto sa = starts(a, before), sb = starts(b, after);
+  std::vector<TextEdit> edits;
+  std::vector<Op> merged;
+  for (const auto& op : ops) {
+    if (!merged.empty() && merged.back().x1 == op.x0 && merged.back().y1 == op.y0) {
+      merged.back().x1 = op.x1;
+      merged.back().y1 = op.y1;
+    } else {
+      merged.push_back(op);
+    }
+  }
+  for (const auto& op : merged)
+    edits.push_back({sa[static_cast<std::size_t>(op.x0)], sa[static_cast<std::size_t>(op.x1)],
+                     std::string(after.substr(sb[static_cast<std::size_t>(op.y0)],
+                                              sb[static_cast<std::size_t>(op.y1)] - sb[static_cast<std::size_t>(op.y0)]))});
+  return edits;
+}
+
 std::string unified_diff(std::string_view path, std::string_view source, const std::vector<TextEdit>& edits) {
   if (edits.empty()) return {};
   // Line-aligned segments: [S, E) covering each run of edits.
@@ -96,6 +159,7 @@ std::string unified_diff(std::string_view path, std::string_view source, const s
   for (const auto& e : edits) {
     std::size_t S = line_begin(source, e.begin);
     std::size_t E = (e.end > S && e.end > e.begin && source[e.end - 1] == '\n') ? e.end : line_after(source, e.end);
+    if (e.begin == e.end && e.begin == S) E = S;  // a pure insertion of whole lines changes no old line
     if (!spans.empty() && S < spans.back().E) {
       spans.back().E = std::max(spans.back().E, E);
       spans.back().edits.push_back(&e);

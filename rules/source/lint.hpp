@@ -21,6 +21,10 @@ std::vector<SourceDiagnostic> lint_script(const analyzer::python::Script& script
 std::vector<TextEdit> fix_edits(const std::vector<SourceDiagnostic>& diagnostics, bool unsafe = false);
 // The source with the edits applied (edits sorted, non-overlapping).
 std::string apply_edits(std::string_view source, const std::vector<TextEdit>& edits);
+// Line-aligned edits turning `before` into `after` (Myers' O(ND) line diff):
+// what a diff shows after several rounds of fixes whose edits no longer share
+// coordinates.
+std::vector<TextEdit> line_edits(std::string_view before, std::string_view after);
 // A unified diff (3 lines of context) from `source` to the edited source;
 // empty when there are no edits.
 std::string unified_diff(std::string_view path, std::string_view source, const std::vector<TextEdit>& edits);

@@ -21,7 +21,7 @@ run lint "$tmp/missing.py"
 check "missing file: exit 2, named with reason" eval '[ $status = 2 ] && has "$err" "missing.py" && has "$err" "No such file"'
 
 run lint "$tmp/train.py"
-check "finding: exit 1, file:line:col: CODE message" eval '[ $status = 1 ] && [ "$out" = "$tmp/train.py:11:5: OOM301 \`torch.cuda.empty_cache()\` runs on every iteration of the \`for\` loop at line 7" ]'
+check "finding: exit 1, file:line:col: CODE message" eval '[ $status = 1 ] && [ "$out" = "$tmp/train.py:11:5: OOM301 [*] \`torch.cuda.empty_cache()\` runs on every iteration of the \`for\` loop at line 7" ]'
 run lint "$s/empty_cache_not_in_loop.py"
 check "clean file: exit 0, no output" eval '[ $status = 0 ] && [ -z "$out" ]'
 run lint "$s/empty_cache_periodic.py"
@@ -50,7 +50,7 @@ run lint --diff "$s/empty_cache_not_in_loop.py"
 check "--diff on a clean file: exit 0, empty" eval '[ $status = 0 ] && [ -z "$out" ]'
 
 for f in "$s"/*.py; do
-  case $f in *.fixed.py) continue ;; esac
+  case $f in *fixed.py) continue ;; esac
   name=$(basename "$f" .py)
   cp "$f" "$tmp/$name.py"
   "$oomlens" lint --fix "$tmp/$name.py" >/dev/null 2>&1
@@ -58,6 +58,14 @@ for f in "$s"/*.py; do
   "$oomlens" lint --fix "$tmp/$name.py" >/dev/null 2>&1
   check "--fix twice $name changes nothing" cmp -s "$tmp/$name.py" "$s/$name.fixed.py"
   check "fixed $name compiles" python3 -m py_compile "$tmp/$name.py"
+  # NAME.unsafe-fixed.py: what --fix --unsafe-fixes makes of it.
+  [ -f "$s/$name.unsafe-fixed.py" ] || continue
+  cp "$f" "$tmp/$name.py"
+  "$oomlens" lint --fix --unsafe-fixes "$tmp/$name.py" >/dev/null 2>&1
+  check "--fix --unsafe-fixes $name equals $name.unsafe-fixed.py" cmp -s "$tmp/$name.py" "$s/$name.unsafe-fixed.py"
+  "$oomlens" lint --fix --unsafe-fixes "$tmp/$name.py" >/dev/null 2>&1
+  check "--unsafe-fixes twice $name changes nothing" cmp -s "$tmp/$name.py" "$s/$name.unsafe-fixed.py"
+  check "unsafe-fixed $name compiles" python3 -m py_compile "$tmp/$name.py"
 done
 cp "$s/empty_cache_in_loop.py" "$tmp/fixme.py"
 run lint --fix "$tmp/fixme.py"
@@ -70,6 +78,24 @@ printf 'import torch\nfor x in y:\n    torch.cuda.empty_cache()\n    def (:\n' >
 cp "$tmp/broken.py" "$tmp/broken.orig"
 run lint --fix "$tmp/broken.py"
 check "syntax error: reported, no edit" eval '[ $status = 1 ] && has "$out" "SyntaxError" && cmp -s "$tmp/broken.py" "$tmp/broken.orig"'
+
+run lint --format sarif "$tmp/train.py" "$s/alloc_conf_too_late.py"
+check "sarif: results with rule ids, byte regions and fixes" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+d=json.loads(sys.argv[1]); run=d[\"runs\"][0]
+assert d[\"version\"]==\"2.1.0\" and run[\"columnKind\"]==\"unicodeCodePoints\"
+ids=[r[\"ruleId\"] for r in run[\"results\"]]; assert ids[0]==\"OOM301\" and \"OOM302\" in ids, ids
+r=run[\"results\"][0]; rules=run[\"tool\"][\"driver\"][\"rules\"]
+assert rules[r[\"ruleIndex\"]][\"id\"]==\"OOM301\"
+assert r[\"fixes\"][0][\"artifactChanges\"][0][\"replacements\"][0][\"deletedRegion\"][\"byteLength\"]>0
+assert r[\"properties\"][\"fixSafety\"]==\"safe\"
+" "$out"'
+run lint "$s/alloc_conf_too_late.py"
+check "unsafe fix hidden without --unsafe-fixes" eval '[ $status = 1 ] && ! has "$out" "[*]" && has "$err" "--unsafe-fixes"'
+cp "$s/alloc_conf_too_late.py" "$tmp/late.py"
+run lint --diff --unsafe-fixes "$tmp/late.py"
+check "--diff --unsafe-fixes shows the move as a pure insertion and deletion" eval '[ $status = 1 ] && has "$out" "+os.environ[" && has "$out" "-os.environ[" && ! has "$out" "-import torch"'
+check "--diff wrote nothing" cmp -s "$tmp/late.py" "$s/alloc_conf_too_late.py"
 
 echo "lint e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -516,7 +516,7 @@ def diagnostics_by_document_kind(ctx: Ctx):
         ("file:///runs/notes.txt", "", ["OOM101"]),
         ("file:///runs/output", "log", ["OOM101"]),
         ("file:///src/main.cpp", "cpp", []),
-        ("file:///src/train.py", "python", []),  # source rules come with their own issue
+        ("file:///src/train.py", "python", ["E999"]),  # a log line is not Python: said once, no fixes
     ]:
         open_doc(s, uri, oom, language=language)
         eq([d["code"] for d in pull(s, uri)["items"]], codes, f"diagnostics of {uri} ({language!r})")
@@ -1415,6 +1415,165 @@ def cancel_a_large_analyze_snapshot(ctx: Ctx):
         eq(len(s.responses[json.dumps(rid)]), 1, "the cancelled request answered exactly once")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# training scripts (Python documents): source rules, quick fixes with
+# versioned edits, source actions, oomlens.fixScript
+
+def apply_text_edits(text: str, edits: list, utf16: bool = True) -> str:
+    """Applies LSP TextEdits (positions in UTF-16 or UTF-8 units) as a client does."""
+    lines = text.split("\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+
+    def offset(pos: dict) -> int:
+        line = lines[pos["line"]] if pos["line"] < len(lines) else ""
+        units, chars = 0, 0
+        for ch in line:
+            if units >= pos["character"]:
+                break
+            units += (2 if ord(ch) > 0xFFFF else 1) if utf16 else len(ch.encode("utf-8"))
+            chars += 1
+        return starts[pos["line"]] + chars if pos["line"] < len(lines) else len(text)
+
+    for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                    reverse=True):
+        text = text[:offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    return text
+
+
+def script(ctx: Ctx, name: str) -> tuple[str, str]:
+    path = os.path.abspath(os.path.join(ctx.fixtures, "scripts", name))
+    with open(path, encoding="utf-8", newline="") as f:
+        return "file://" + path, f.read()
+
+
+def only_document_change(edit: dict, uri: str, version) -> list:
+    changes = edit["documentChanges"]
+    eq(len(changes), 1, "one document changed")
+    eq(changes[0]["textDocument"], {"uri": uri, "version": version}, "the edit names the document version")
+    return changes[0]["edits"]
+
+
+@case
+def python_quick_fix_applies_to_the_exact_version(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri, text = script(ctx, "empty_cache_in_loop.py")
+    open_doc(s, uri, text, version=3, language="python")
+    items = pull(s, uri)["items"]
+    eq([d["code"] for d in items], ["OOM301"], "script diagnostics")
+    d = items[0]
+    eq(d["range"]["start"], {"line": 10, "character": 4}, "diagnostic start (0-based)")
+    eq(d["data"]["version"], 3, "diagnostic data names the version")
+    actions = code_actions(s, uri, d)
+    fixes = [a for a in actions if a["kind"] == "quickfix"]
+    eq(len(fixes), 1, "one quick fix")
+    check(fixes[0].get("isPreferred") is True, "a safe fix is preferred")
+    edits = only_document_change(fixes[0]["edit"], uri, 3)
+    with open(os.path.join(ctx.fixtures, "scripts", "empty_cache_in_loop.fixed.py"), encoding="utf-8", newline="") as f:
+        eq(apply_text_edits(text, edits), f.read(), "the fixed document")
+    # The client moved on: the actions offered for the old diagnostic's range
+    # are those of the new version, with edits naming it (never version 3).
+    change(s, uri, 4, [{"text": text + "# the end\n"}])
+    again = [a for a in code_actions(s, uri, d) if a["kind"] == "quickfix"]
+    eq(len(again), 1, "the fix of the new version's diagnostic")
+    eq(again[0]["edit"]["documentChanges"][0]["textDocument"]["version"], 4, "the edit names the new version")
+    eq(again[0]["edit"]["documentChanges"][0]["edits"][0]["range"]["start"]["line"], 10, "and its positions")
+
+
+@case
+def python_source_actions_and_resolve(ctx: Ctx):
+    s = ctx.started(resolve_properties=["edit"])
+    uri = "file:///work/train.py"
+    text = ('"""Train a model."""\nimport torch\n\nmodel = torch.nn.Linear(4, 4).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n'
+            'for step in range(10):\n    loss = model(torch.randn(2, 4, device="cuda")).sum()\n    loss.backward()\n    opt.step()\n')
+    open_doc(s, uri, text, version=1, language="python")
+    params = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 0), "context": {"diagnostics": []}}
+    eq(s.call_ok("textDocument/codeAction", params), [], "no document-wide actions unless asked by kind")
+    params["context"]["only"] = ["source.oomlens.setAllocatorConf"]
+    actions = s.call_ok("textDocument/codeAction", params)
+    eq(len(actions), 1, "setAllocatorConf offered")
+    check("edit" not in actions[0], "the edit is left for resolve")
+    resolved = s.call_ok("codeAction/resolve", actions[0])
+    after = apply_text_edits(text, only_document_change(resolved["edit"], uri, 1))
+    check(after.startswith('"""Train a model."""\nimport os\nos.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", '
+                           '"expandable_segments:True")\nimport torch\n'), f"set before import torch: {after[:160]!r}")
+    compile(after, "train.py", "exec")
+    change(s, uri, 2, [{"text": after}])
+    eq(s.call_ok("textDocument/codeAction", params), [], "applied once: not offered again")
+    params["context"]["only"] = ["source.oomlens.recordSnapshot"]
+    actions = s.call_ok("textDocument/codeAction", params)
+    eq(len(actions), 1, "recordSnapshot offered")
+    resolved = s.call_ok("codeAction/resolve", actions[0])
+    recorded = apply_text_edits(after, only_document_change(resolved["edit"], uri, 2))
+    check("_record_memory_history" in recorded and "oomlens snapshot" in recorded, "records and says how to read it")
+    compile(recorded, "train.py", "exec")
+    # A resolve for an older version is refused (ContentModified), never a wrong edit.
+    change(s, uri, 3, [{"text": recorded}])
+    eq(s.call_error("codeAction/resolve", actions[0])["code"], -32801, "resolve after a change")
+
+
+@case
+def python_fix_script_command(ctx: Ctx):
+    import tempfile
+    s = ctx.started()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "train é.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("import torch\nfor x in range(3):\n    torch.cuda.empty_cache()\n")
+        uri = "file://" + path.replace(" ", "%20").replace("é", "%C3%A9")
+        # Not open: read from disk, the edit names no version.
+        out = s.call_ok("workspace/executeCommand", {"command": "oomlens.fixScript", "arguments": [
+            {"uri": uri, "fix": {"kind": "empty_cache"}}]})
+        edits = only_document_change(out["edit"], uri, None)
+        eq(apply_text_edits(open(path, encoding="utf-8").read(), edits), "import torch\nfor x in range(3):\n    pass\n",
+           "empty_cache removed, body kept valid")
+        out = s.call_ok("workspace/executeCommand", {"command": "oomlens.fixScript", "arguments": [
+            {"uri": uri, "fix": {"kind": "env", "name": "PYTORCH_CUDA_ALLOC_CONF", "value": "garbage_collection_threshold:0.6"}}]})
+        check("garbage_collection_threshold:0.6" in out["edit"]["documentChanges"][0]["edits"][0]["newText"], "the value asked for")
+        # Open: the edit names the client's version.
+        open_doc(s, uri, "import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'max_split_size_mb:512'\nimport torch\n",
+                 version=9, language="python")
+        out = s.call_ok("workspace/executeCommand", {"command": "oomlens.fixScript", "arguments": [
+            {"uri": uri, "fix": {"kind": "env", "value": "expandable_segments:True"}}]})
+        edits = only_document_change(out["edit"], uri, 9)
+        eq([e["newText"] for e in edits], ["'max_split_size_mb:512,expandable_segments:True'"], "merged into the value")
+        out = s.call_ok("workspace/executeCommand", {"command": "oomlens.fixScript", "arguments": [
+            {"uri": uri, "fix": {"kind": "env", "value": "max_split_size_mb:512"}}]})
+        eq(out["edit"], None, "already set: nothing to do")
+        check(out["message"], "and says why")
+        for bad in ([], [{"uri": uri}], [{"uri": uri, "fix": {"kind": "frobnicate"}}],
+                    [{"uri": "file:///nonexistent/x.py", "fix": {"kind": "fixAll"}}]):
+            eq(s.call_error("workspace/executeCommand", {"command": "oomlens.fixScript", "arguments": bad})["code"],
+               INVALID_PARAMS, f"arguments {bad}")
+
+
+@case
+def python_positions_utf16_and_utf8_with_incremental_edits(ctx: Ctx):
+    text = 'import torch\nnoms = ["é", "😀"]\nfor n in noms: print("😀"); torch.cuda.empty_cache()\n'
+    for utf8 in (False, True):
+        s = ctx.started(pull=True, utf8=utf8)
+        uri = "file:///w/utf.py"
+        open_doc(s, uri, text, language="python")
+        d = pull(s, uri)["items"][0]
+        eq(d["code"], "OOM301", "found through the non-ASCII line")
+        col = len('for n in noms: print("😀"); '.encode("utf-8")) if utf8 else len('for n in noms: print("😀"); '.encode("utf-16-le")) // 2
+        eq(d["range"]["start"], {"line": 2, "character": col}, f"start in {'UTF-8' if utf8 else 'UTF-16'}")
+        fix = [a for a in code_actions(s, uri, d) if a["kind"] == "quickfix"][0]
+        after = apply_text_edits(text, only_document_change(fix["edit"], uri, 1), utf16=not utf8)
+        eq(after, 'import torch\nnoms = ["é", "😀"]\nfor n in noms: print("😀")\n', "the `; call` removed exactly")
+        # An incremental edit (re-parsed incrementally) that breaks the syntax: no fixes, one E999.
+        change(s, uri, 2, [{"range": rng(3, 0, 3, 0), "text": "def broken(:\n"}])
+        items = pull(s, uri)["items"]
+        eq(sorted(i["code"] for i in items), ["E999", "OOM301"], "a syntax error is reported, the rule still runs")
+        rule = [i for i in items if i["code"] == "OOM301"][0]
+        eq([a for a in code_actions(s, uri, rule) if a["kind"] == "quickfix"], [], "no edits while it does not parse")
+        change(s, uri, 3, [{"range": rng(3, 0, 4, 0), "text": ""}])
+        eq([i["code"] for i in pull(s, uri)["items"]], ["OOM301"], "fixed again")
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

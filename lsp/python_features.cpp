@@ -1,0 +1,300 @@
+#include "lsp/python_features.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analyzer/alloc_conf.hpp"
+#include "lsp/markdown.hpp"
+#include "lsp/params.hpp"
+#include "rules/rule.hpp"
+#include "rules/source/lint.hpp"
+#include "rules/source/record_snapshot.hpp"
+#include "rules/source/set_alloc_conf.hpp"
+
+namespace oomlens::lsp {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFixAllKind = "source.fixAll.oomlens";
+constexpr const char* kSetAllocConfKind = "source.oomlens.setAllocatorConf";
+constexpr const char* kRecordSnapshotKind = "source.oomlens.recordSnapshot";
+
+json range_json(const Range& r) {
+  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
+          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
+}
+
+Range range_of(const DocumentAnalysis& a, std::size_t begin, std::size_t end) {
+  return a.doc->lines().range_of(ByteRange{begin, end}, a.encoding);
+}
+
+int lsp_severity(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::error: return 1;
+    case rules::Severity::warning: return 2;
+    case rules::Severity::information: return 3;
+    case rules::Severity::hint: return 4;
+  }
+  return 1;
+}
+
+json source_diagnostic(const DocumentAnalysis& a, const rules::SourceDiagnostic& d, std::size_t index) {
+  json out = {{"range", range_json(range_of(a, d.range.begin, d.range.end))},
+              {"severity", lsp_severity(d.diagnosis.severity)},
+              {"code", d.diagnosis.code},
+              {"codeDescription", {{"href", rules::rule_doc_url(d.diagnosis.code)}}},
+              {"source", "oomlens"},
+              {"message", d.diagnosis.message},
+              {"data", {{"oomlens", fmt::format("source:{}", index)}, {"version", a.doc->version}}}};
+  if (d.fix_safety) out["data"]["fix"] = rules::to_string(*d.fix_safety);
+  return out;
+}
+
+// A script that does not parse gets one diagnostic saying so, and no edits
+// anywhere (a wrong tree would give wrong edits). Other Python tools report
+// the syntax error itself; this says what it costs here.
+json syntax_error_diagnostic(const DocumentAnalysis& a) {
+  const auto& e = a.script->syntax_errors().front();
+  return {{"range", range_json(range_of(a, e.range.begin, std::max(e.range.begin, e.range.end)))},
+          {"severity", 3},
+          {"code", "E999"},
+          {"source", "oomlens"},
+          {"message", fmt::format("SyntaxError: {} (oomlens offers no fixes until the script parses)", e.message)},
+          {"data", {{"oomlens", "syntax"}, {"version", a.doc->version}}}};
+}
+
+json text_edits(const DocumentAnalysis& a, const std::vector<rules::TextEdit>& edits) {
+  json out = json::array();
+  for (const auto& e : edits)
+    out.push_back({{"range", range_json(range_of(a, e.begin, e.end))}, {"newText", e.replacement}});
+  return out;
+}
+
+// Versioned documentChanges when the client takes them: it then refuses the
+// edit if the document moved on. A script read from disk has no version.
+json workspace_edit(const DocumentAnalysis& a, const std::vector<rules::TextEdit>& edits,
+                    const ClientCapabilities& client, bool versioned = true) {
+  if (client.document_changes)
+    return {{"documentChanges",
+             json::array({{{"textDocument", {{"uri", a.doc->uri}, {"version", versioned ? json(a.doc->version) : json()}}},
+                           {"edits", text_edits(a, edits)}}})}};
+  return {{"changes", {{a.doc->uri, text_edits(a, edits)}}}};
+}
+
+bool kind_allowed(const std::string& kind, const json& only) {
+  if (!only.is_array() || only.empty()) return true;
+  for (const auto& o : only) {
+    if (!o.is_string()) continue;
+    const std::string& prefix = o.get_ref<const std::string&>();
+    if (kind == prefix || kind.starts_with(prefix + ".")) return true;
+  }
+  return false;
+}
+
+bool explicitly_asked(const std::string& kind, const json& only) {
+  return only.is_array() && !only.empty() && kind_allowed(kind, only);
+}
+
+// One offered action: its title and kind, and how to make its edits again
+// at resolve time ("source:3", "fixAll", "setAllocatorConf", "recordSnapshot").
+struct Offer {
+  std::string title;
+  std::string kind;
+  std::string ref;
+  bool preferred = false;
+  std::vector<rules::TextEdit> edits;
+  const json* diagnostic = nullptr;
+};
+
+std::optional<std::size_t> source_index(const DocumentAnalysis& a, const std::string& ref) {
+  if (!ref.starts_with("source:")) return std::nullopt;
+  try {
+    std::size_t i = std::stoul(ref.substr(7));
+    if (i < a.source_diagnostics.size()) return i;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref) {
+  if (!a.script || a.script->has_errors()) return std::nullopt;
+  if (auto i = source_index(a, ref)) {
+    const auto& d = a.source_diagnostics[*i];
+    if (!d.fix_safety || d.edits.empty() || d.diagnosis.fixes.empty()) return std::nullopt;
+    std::string title = d.diagnosis.fixes.front().title;
+    if (*d.fix_safety == rules::FixSafety::unsafe) title += " (unsafe: may change behaviour)";
+    return Offer{title, "quickfix", ref, *d.fix_safety == rules::FixSafety::safe, d.edits};
+  }
+  if (ref == "fixAll") {
+    auto edits = rules::fix_edits(a.source_diagnostics);
+    if (edits.empty()) return std::nullopt;
+    return Offer{"Fix all safely fixable oomlens problems", kFixAllKind, ref, false, std::move(edits)};
+  }
+  if (ref == "setAllocatorConf") {
+    auto action = rules::set_alloc_conf_action(*a.script, a.options.fragmentation_option);
+    if (!action) return std::nullopt;
+    return Offer{action->title, kSetAllocConfKind, ref, false, std::move(action->edits)};
+  }
+  if (ref == "recordSnapshot") {
+    auto action = rules::record_snapshot_action(*a.script);
+    if (!action) return std::nullopt;
+    return Offer{action->title, kRecordSnapshotKind, ref, false, std::move(action->edits)};
+  }
+  return std::nullopt;
+}
+
+// The references of the diagnostics the request is about: those the client
+// sent back (by data), else ours that touch the range.
+std::vector<std::string> refs_in_request(const DocumentAnalysis& a, const json& params) {
+  std::vector<std::string> refs;
+  const json& context = params.contains("context") && params["context"].is_object() ? params["context"] : json();
+  if (context.is_object() && context.contains("diagnostics") && context["diagnostics"].is_array())
+    for (const auto& d : context["diagnostics"]) {
+      if (!d.is_object() || !d.contains("data") || !d["data"].is_object()) continue;
+      const json& data = d["data"];
+      if (data.value("version", json()) == json(a.doc->version) && data.contains("oomlens") && data["oomlens"].is_string())
+        refs.push_back(data["oomlens"].get<std::string>());
+    }
+  if (!refs.empty() || !params.contains("range") || !params["range"].is_object()) return refs;
+  try {
+    const json& r = params["range"];
+    std::uint32_t first = r.at("start").at("line").get<std::uint32_t>();
+    std::uint32_t last = r.at("end").at("line").get<std::uint32_t>();
+    for (const auto& d : a.diagnostics) {
+      std::uint32_t start = d["range"]["start"]["line"].get<std::uint32_t>();
+      std::uint32_t end = d["range"]["end"]["line"].get<std::uint32_t>();
+      if (start <= last && end >= first) refs.push_back(d["data"]["oomlens"].get<std::string>());
+    }
+  } catch (const json::exception&) {
+  }
+  return refs;
+}
+
+const json* diagnostic_for(const DocumentAnalysis& a, const std::string& ref) {
+  for (const auto& d : a.diagnostics)
+    if (d["data"]["oomlens"].get_ref<const std::string&>() == ref) return &d;
+  return nullptr;
+}
+
+json action_json(const DocumentAnalysis& a, Offer& offer, const ClientCapabilities& client) {
+  json action = {{"title", offer.title}, {"kind", offer.kind}};
+  if (offer.diagnostic) action["diagnostics"] = json::array({*offer.diagnostic});
+  if (offer.preferred) action["isPreferred"] = true;
+  action["data"] = {{"uri", a.doc->uri}, {"version", a.doc->version}, {"ref", offer.ref}};
+  // Clients that resolve lazily get the edit on codeAction/resolve.
+  if (!client.resolve_edit) action["edit"] = workspace_edit(a, offer.edits, client);
+  return action;
+}
+
+std::string hover_markdown(const rules::SourceDiagnostic& d) {
+  std::string text = fmt::format("**{} {}** — {}\n\n{}\n", d.diagnosis.code, d.diagnosis.name, d.diagnosis.message,
+                                 d.diagnosis.explanation);
+  for (const auto& f : d.diagnosis.fixes)
+    text += fmt::format("\n- fix [{}]: {}{}", rules::to_string(f.safety), f.title,
+                        f.detail.empty() ? std::string() : " — " + f.detail);
+  text += fmt::format("\n\n[{}]({})\n", d.diagnosis.code, rules::rule_doc_url(d.diagnosis.code));
+  return text;
+}
+
+}  // namespace
+
+void analyze_python(DocumentAnalysis& a, const DocumentAnalysis* previous) {
+  const analyzer::python::Script* before = previous && previous->script ? previous->script.get() : nullptr;
+  a.script = std::make_shared<const analyzer::python::Script>(analyzer::python::parse_script(a.doc->text, before));
+  a.source_diagnostics = rules::lint_script(*a.script);
+  if (a.script->has_errors()) a.diagnostics.push_back(syntax_error_diagnostic(a));
+  for (std::size_t i = 0; i < a.source_diagnostics.size(); ++i)
+    a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
+}
+
+json python_hover(const DocumentAnalysis& a, const json& position, bool markdown) {
+  if (!position.is_object() || !position.contains("line") || !position.contains("character") ||
+      !position["line"].is_number_unsigned() || !position["character"].is_number_unsigned())
+    return nullptr;
+  auto offset = a.doc->lines().offset_of(
+      Position{position["line"].get<std::uint32_t>(), position["character"].get<std::uint32_t>()}, a.encoding);
+  if (!offset) return nullptr;
+  std::string text;
+  for (const auto& d : a.source_diagnostics)
+    if (*offset >= d.range.begin && *offset <= d.range.end) text += (text.empty() ? "" : "\n---\n") + hover_markdown(d);
+  if (text.empty()) return nullptr;
+  if (!markdown) text = markdown_to_plaintext(text);
+  return {{"contents", {{"kind", markdown ? "markdown" : "plaintext"}, {"value", text}}}};
+}
+
+json python_code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
+  json only = params.contains("context") && params["context"].is_object() ? params["context"].value("only", json()) : json();
+  json actions = json::array();
+  auto add = [&](std::optional<Offer> offer) {
+    if (!offer || !kind_allowed(offer->kind, only)) return;
+    if (!client.code_action_literals) return;  // edits cannot travel as a Command
+    actions.push_back(action_json(a, *offer, client));
+  };
+  for (const auto& ref : refs_in_request(a, params)) {
+    auto offer = offer_for(a, ref);
+    if (offer) offer->diagnostic = diagnostic_for(a, ref);
+    add(std::move(offer));
+  }
+  // Document-wide actions only when asked for by kind (the editor's "Source
+  // Action…" menu, fix-all on save): computing them on every cursor move
+  // would be wasted work and clutter the quick-fix menu.
+  for (auto [kind, ref] : {std::pair{kFixAllKind, "fixAll"}, std::pair{kSetAllocConfKind, "setAllocatorConf"},
+                           std::pair{kRecordSnapshotKind, "recordSnapshot"}})
+    if (explicitly_asked(kind, only)) add(offer_for(a, ref));
+  return actions;
+}
+
+json resolve_python_code_action(const DocumentAnalysis& a, const json& action, const ClientCapabilities& client) {
+  if (!action.is_object() || !action.contains("data") || !action["data"].is_object()) return nullptr;
+  const json& data = action["data"];
+  if (data.value("version", json()) != json(a.doc->version) || !data.contains("ref") || !data["ref"].is_string())
+    return nullptr;
+  auto offer = offer_for(a, data["ref"].get<std::string>());
+  if (!offer) return nullptr;
+  json resolved = action;
+  if (!resolved.contains("edit")) resolved["edit"] = workspace_edit(a, offer->edits, client);
+  return resolved;
+}
+
+json script_fix(const DocumentAnalysis& a, const json& fix, const ClientCapabilities& client, bool versioned) {
+  if (!fix.is_object() || !fix.contains("kind") || !fix["kind"].is_string())
+    throw ParamsError("oomlens.fixScript expects {\"uri\", \"fix\": {\"kind\": \"env\"|\"snapshot\"|\"empty_cache\"|\"fixAll\", ...}}");
+  const std::string kind = fix["kind"].get<std::string>();
+  auto nothing = [](std::string message) { return json{{"title", nullptr}, {"edit", nullptr}, {"message", message}}; };
+  if (!a.script) return nothing("not a Python script");
+  if (a.script->has_errors())
+    return nothing(fmt::format("the script does not parse ({}, line {}): fix it first",
+                               a.script->syntax_errors().front().message, a.script->syntax_errors().front().start.line));
+  std::optional<rules::ScriptAction> action;
+  if (kind == "env") {
+    std::string name = fix.value("name", "PYTORCH_CUDA_ALLOC_CONF");
+    std::string value = fix.value("value", a.options.fragmentation_option);
+    if (!analyzer::is_alloc_conf_variable(name))
+      return nothing(fmt::format("{} is not read by the allocator: set it in the environment that starts the script", name));
+    action = rules::set_alloc_conf_action(*a.script, value, name);
+    if (!action) return nothing(fmt::format("{} already holds {} (or the script does not import torch)", name, value));
+  } else if (kind == "snapshot") {
+    std::optional<std::uint32_t> line;
+    if (fix.contains("line") && fix["line"].is_number_unsigned() && fix["line"].get<std::uint32_t>() > 0)
+      line = fix["line"].get<std::uint32_t>();
+    action = rules::record_snapshot_action(*a.script, line);
+    if (!action) return nothing("no training loop to record found, or the script records a snapshot already");
+  } else if (kind == "empty_cache" || kind == "fixAll") {
+    std::vector<rules::SourceDiagnostic> chosen;
+    for (const auto& d : a.source_diagnostics)
+      if (kind == "fixAll" || d.diagnosis.code == "OOM301") chosen.push_back(d);
+    auto edits = rules::fix_edits(chosen);
+    if (edits.empty()) return nothing(kind == "fixAll" ? "nothing to fix safely" : "no torch.cuda.empty_cache() call in a loop to remove");
+    action = rules::ScriptAction{kind == "fixAll" ? "Fix all safely fixable oomlens problems"
+                                                  : "Remove torch.cuda.empty_cache() from loops",
+                                 rules::FixSafety::safe, std::move(edits)};
+  } else {
+    throw ParamsError(fmt::format("oomlens.fixScript: unknown fix kind '{}'", kind));
+  }
+  return {{"title", action->title}, {"safety", rules::to_string(action->safety)},
+          {"edit", workspace_edit(a, action->edits, client, versioned)}};
+}
+
+}  // namespace oomlens::lsp

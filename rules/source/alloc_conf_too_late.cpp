@@ -1,0 +1,70 @@
+// OOM302 alloc-conf-too-late: PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF,
+// PYTORCH_HIP_ALLOC_CONF) assigned in the script after the point where
+// PyTorch reads it — after the first CUDA use, or for `backend`, after
+// `import torch` — so the assignment silently does nothing.
+#include <fmt/format.h>
+
+#include "rules/source/alloc_conf_assignments.hpp"
+#include "rules/source/set_alloc_conf.hpp"
+#include "rules/source/source_rules.hpp"
+
+namespace oomlens::rules::source {
+namespace {
+
+using analyzer::python::Script;
+
+constexpr std::string_view kExplanation =
+    "PyTorch's caching allocator reads `PYTORCH_CUDA_ALLOC_CONF` once, when CUDA is first "
+    "used in the process (the `backend` option even earlier, when `import torch` loads the "
+    "library), and never again. Setting `os.environ[...]` after that point changes the "
+    "environment of child processes but not this one: the options you wrote are not in "
+    "effect, and nothing says so. Set it before `import torch` (or in the shell that starts "
+    "the script).";
+
+void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+  auto assignments = alloc_conf_assignments(s);
+  if (assignments.empty()) return;
+  auto steps = s.execution_order();
+  for (const auto& a : assignments) {
+    Lateness late = lateness(s, steps, a);
+    if (late.why == Lateness::Why::in_time) continue;
+    SourceDiagnostic d;
+    d.range = a.statement.range();
+    d.start = s.point(d.range.begin);
+    Diagnosis& g = d.diagnosis;
+    g.code = "OOM302";
+    g.name = "alloc-conf-too-late";
+    g.severity = Severity::warning;
+    std::uint32_t line = s.point(late.cause.start_byte()).line;
+    g.message = late.why == Lateness::Why::after_cuda_use
+                    ? fmt::format("`{}` is set after CUDA is first used at line {} (`{}`): the allocator has already "
+                                  "read its settings, so this has no effect",
+                                  a.variable, line, late.what)
+                    : fmt::format("`{}` sets `backend` after `{}` at line {}: the backend is chosen when torch is "
+                                  "imported, so this has no effect",
+                                  a.variable, late.what, line);
+    g.explanation = std::string(kExplanation);
+    Fix fix;
+    fix.title = fmt::format("Move the `{}` assignment above `import torch`", a.variable);
+    fix.detail = "unsafe: the options take effect from now on, which changes how memory is allocated";
+    auto edits = s.has_errors() ? std::nullopt : move_before_torch_import(s, a);
+    fix.kind = edits ? FixKind::edit : FixKind::advice;
+    fix.safety = edits ? FixSafety::unsafe : FixSafety::display_only;
+    if (edits) {
+      d.edits = std::move(*edits);
+      d.fix_safety = FixSafety::unsafe;
+    }
+    g.fixes.push_back(std::move(fix));
+    out.push_back(std::move(d));
+  }
+}
+
+}  // namespace
+
+SourceRule alloc_conf_too_late_rule() {
+  return {{"OOM302", "alloc-conf-too-late",
+           "PYTORCH_CUDA_ALLOC_CONF set after CUDA is first used (or backend after import torch): it has no effect"},
+          &check};
+}
+
+}  // namespace oomlens::rules::source
