@@ -66,6 +66,11 @@ export class OomlensExtension implements vscode.Disposable {
         () => vscode.workspace.getConfiguration("oomlens").get<boolean>("watchTerminals", false),
         (commandLine, output) => this.onTerminalOom(commandLine, output),
       ),
+      vscode.window.onDidChangeTerminalShellIntegration((e) => {
+        // Watching needs shell integration; say in the log which terminals have it.
+        this.output.appendLine(`[oomlens] shell integration active in terminal "${e.terminal.name}"`);
+        this.testState.event(`shell-integration:${e.terminal.name}`);
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("oomlens.path")) void this.restart();
       }),
@@ -232,13 +237,19 @@ export class OomlensExtension implements vscode.Disposable {
 
   private async diagnoseTerminalSelection(): Promise<void> {
     const terminal = vscode.window.activeTerminal;
-    const text = await readTerminalSelection();
+    const text = await readTerminalSelection().catch((err: unknown) => {
+      this.output.appendLine(`[oomlens] reading the terminal selection: ${String(err)}`);
+      return undefined;
+    });
+    this.testState.event(`terminal-selection:${text?.length ?? "none"}`);
     if (!terminal || !text) {
       void vscode.window.showInformationMessage("oomlens: select some output in a terminal first.");
       return;
     }
     const result = await this.diagnose(text, `terminal ${terminal.name}`);
-    if (result) this.report.show(result, `oomlens: terminal ${terminal.name}`);
+    if (!result) return;
+    this.report.show(result, `oomlens: terminal ${terminal.name}`);
+    this.testState.event(`report:${result.json?.incidents?.length ?? 0}`);
   }
 
   private async onTerminalOom(commandLine: string, output: string): Promise<void> {

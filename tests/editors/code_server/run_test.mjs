@@ -164,9 +164,15 @@ async function goToLine(line) {
 /** Opens the quick-fix menu at the cursor and picks the entry with this text. */
 async function applyQuickFix(text) {
   await page.locator(".monaco-editor textarea").first().focus();
-  await page.keyboard.press("Control+.");
   const item = page.locator(".action-widget .monaco-list-row", { hasText: text }).first();
-  await item.waitFor({ state: "visible", timeout: 15000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Control+.");
+    // The first request can race the server's analysis of a just-opened file: ask again once.
+    if (await item.waitFor({ state: "visible", timeout: 10000 }).then(() => true, () => false)) break;
+    if (attempt === 2) throw new Error(`no quick fix "${text}" offered`);
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(1000);
+  }
   const titles = await page.locator(".action-widget .monaco-list-row").allInnerTexts();
   log(`quick fixes offered: ${titles.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ")}`);
   // Keyboard, as a user would: a pointer-block layer covers the menu for clicks.
@@ -217,6 +223,8 @@ try {
     executablePath: chromiumPath,
     headless: true,
     viewport: { width: 1600, height: 1000 },
+    // The terminal's selection reaches the extension through the clipboard.
+    permissions: ["clipboard-read", "clipboard-write"],
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   page = context.pages()[0] ?? (await context.newPage());
@@ -289,12 +297,39 @@ try {
   // 4. Watched terminals: a command that ends with a GPU OOM gets a notification.
   await runCommand("Terminal: Create New Terminal");
   await page.locator(".terminal-wrapper.active .xterm, .terminal .xterm").first().waitFor({ timeout: 15000 });
-  await page.waitForTimeout(2500); // the shell starts and its integration reports in
+  // Commands are watched once the shell's integration has reported in.
+  const integrations = readState().events.filter((e) => e.startsWith("shell-integration:")).length;
+  await waitFor("shell integration in the new terminal", () => readState().events.filter((e) => e.startsWith("shell-integration:")).length > integrations, 20000).catch(() => log("no shell-integration event; typing anyway"));
+  await page.waitForTimeout(500);
   await page.keyboard.type(`cat ${logName}; false\n`, { delay: 5 });
   const watched = await waitFor("the terminal watcher", () => readState().events.find((e) => e.startsWith("terminal-oom:")), 30000).catch(() => undefined);
   const toast = await page.locator(".notifications-toasts .notification-toast", { hasText: "ran out of GPU memory" }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
   check("a watched terminal command that ends with a GPU OOM gets a notification", Boolean(watched) && toast, `${watched ?? "no terminal-oom event"}, notification ${toast}`);
   await shot("code-server-terminal.png");
+
+  // 4b. Diagnose Terminal Selection on the same output.
+  const reportsBefore = readState().events.filter((e) => e.startsWith("report:")).length;
+  await runCommand("Terminal: Select All");
+  await runCommand("oomlens: Diagnose Terminal Selection");
+  const termReport = await waitFor("the terminal selection report", () => readState().events.filter((e) => e.startsWith("report:")).length > reportsBefore, 20000).catch(() => false);
+  const termEvents = readState().events;
+  check("Diagnose Terminal Selection opens a report with the OOM", termReport && termEvents.filter((e) => e.startsWith("report:")).pop() === "report:1",
+    `${termEvents.filter((e) => e.startsWith("terminal-selection:")).pop() ?? "no selection read"} chars, ${termEvents.filter((e) => e.startsWith("report:")).pop()}`);
+
+  // 4c. Verify Fix runs the report's verification command (after the user confirms it) in a terminal.
+  const runsBefore = readState().events.filter((e) => e.startsWith("ran:")).length;
+  await runCommand("oomlens: Verify Fix");
+  const verifyInput = page.locator(".quick-input-widget input");
+  await verifyInput.waitFor({ state: "visible", timeout: 10000 });
+  const proposed = await verifyInput.inputValue();
+  await page.keyboard.press("Enter");
+  const verified = await waitFor("Verify Fix to run", () => readState().events.filter((e) => e.startsWith("ran:")).length > runsBefore, 15000).catch(() => false);
+  check("Verify Fix proposes the verification command and runs it in a terminal", verified && proposed.includes("expandable_segments:True"), proposed);
+
+  // 4d. Restart Server starts a new server, which analyses the open documents again.
+  await runCommand("oomlens: Restart Server");
+  const restarted = await waitFor("the restart", () => readState().events.filter((e) => e.startsWith("server-started:")).length >= 2, 20000).catch(() => false);
+  check("Restart Server starts the server again", restarted);
 
   // 5. The training script: OOM301 and its quick fix, when the server has the Python rules.
   await openFile(scriptName);
