@@ -80,7 +80,8 @@ json server_capabilities(const ClientCapabilities& client) {
   };
   if (client.code_action_literals) {
     caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.fixAll.oomlens", "source.oomlens", "source.oomlens.explain",
-                                                      "source.oomlens.setAllocatorConf", "source.oomlens.recordSnapshot"}},
+                                                      "source.oomlens.setAllocatorConf", "source.oomlens.recordSnapshot",
+                                                      "source.oomlens.verify"}},
                                   {"resolveProvider", client.resolve_command || client.resolve_edit}};
   } else {
     caps["codeActionProvider"] = true;

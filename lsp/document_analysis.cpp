@@ -6,7 +6,7 @@
 #include "analyzer/analyzer.hpp"
 #include "lsp/local_files.hpp"
 #include "lsp/markdown.hpp"
-#include "lsp/python_features.hpp"
+#include "lsp/source_features.hpp"
 #include "report/json_report.hpp"
 #include "rules/rule.hpp"
 
@@ -127,8 +127,8 @@ std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot&
   a->doc = doc;
   a->encoding = encoding;
   a->options = settings.rules;
-  if (doc->kind == DocumentKind::python) {
-    analyze_python(*a, previous.get());
+  if (doc->kind == DocumentKind::python || doc->kind == DocumentKind::config) {
+    analyze_source(*a, previous.get());
     return a;
   }
   if (doc->kind != DocumentKind::log) return a;

@@ -16,6 +16,7 @@
 #include "lsp/capabilities.hpp"
 #include "lsp/documents.hpp"
 #include "rules/diagnosis.hpp"
+#include "rules/source/config_lint.hpp"
 #include "rules/source/source_rules.hpp"
 
 namespace oomlens::lsp {
@@ -28,6 +29,7 @@ struct DocumentAnalysis {
   // incremental parse) and the source rules' diagnostics, in the order of
   // `diagnostics` after the syntax error (if any).
   std::shared_ptr<const analyzer::python::Script> script;
+  std::optional<rules::ConfigFileKind> config_kind;  // shell/.env/launch.json documents
   std::vector<rules::SourceDiagnostic> source_diagnostics;
   rules::RuleOptions options;           // the settings it was made with (fix values)
   nlohmann::json diagnostics = nlohmann::json::array();  // LSP Diagnostic[]

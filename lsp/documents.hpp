@@ -23,11 +23,13 @@ namespace oomlens::lsp {
 enum class DocumentKind {
   log,     // a training log or pasted terminal output: run the log rules
   python,  // a training script: run the source rules
+  config,  // a shell script, .env file or .vscode/launch.json: check the allocator settings it sets
   other,
 };
 
 // languageId decides when it is one we know; otherwise the URI's extension
-// (.log .out .err .txt -> log, .py -> python).
+// (.log .out .err .txt -> log, .py -> python); shell scripts (languageId
+// shellscript, *.sh, *.bash), .env files and .vscode/launch.json -> config.
 DocumentKind classify_document(std::string_view uri, std::string_view language_id);
 
 class Document {

@@ -4,7 +4,7 @@
 
 #include "lsp/local_files.hpp"
 #include "lsp/params.hpp"
-#include "lsp/python_features.hpp"
+#include "lsp/source_features.hpp"
 #include "lsp/server.hpp"
 #include "lsp/snapshot_command.hpp"
 #include "report/json_report.hpp"
@@ -42,7 +42,7 @@ void Server::hover(const PendingPtr& p, json& params) {
   std::string uri = document_uri(params);
   const json& position = member(params, "position", vt::object);
   with_analysis(p, uri, [this, p, position](const DocumentAnalysis& a) {
-    reply(p, a.script ? python_hover(a, position, client_.markdown_hover) : hover_at(a, position, client_.markdown_hover));
+    reply(p, is_source(a) ? source_hover(a, position, client_.markdown_hover) : hover_at(a, position, client_.markdown_hover));
   });
 }
 
@@ -51,7 +51,7 @@ void Server::code_action(const PendingPtr& p, json& params) {
   member(params, "range", vt::object);
   // The params (with the diagnostics the client sent back) move along: no copy.
   with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
-    reply(p, a.script ? python_code_actions(a, params, client_) : code_actions(a, params, client_));
+    reply(p, is_source(a) ? source_code_actions(a, params, client_) : code_actions(a, params, client_));
   });
 }
 
@@ -61,7 +61,7 @@ void Server::code_action_resolve(const PendingPtr& p, json& params) {
     throw ParamsError("codeAction/resolve expects an action this server made (with its data)");
   std::string uri = params["data"]["uri"].get<std::string>();
   with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
-    json resolved = a.script ? resolve_python_code_action(a, params, client_) : resolve_code_action(a, params);
+    json resolved = is_source(a) ? resolve_source_code_action(a, params, client_) : resolve_code_action(a, params);
     if (resolved.is_null())
       reply_error(p, ContentModified, "the document changed since this action was offered");
     else
@@ -133,7 +133,9 @@ void Server::execute_command(const PendingPtr& p, json& params) {
     if (!path) throw ParamsError(fmt::format("oomlens.fixScript: '{}' is not a local file URI", uri));
     std::string text, error;
     if (!read_text_file(*path, text, error)) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
-    auto doc = std::make_shared<const Document>(uri, "python", 0, std::move(text));
+    // Kind from the name (.sh, .env, launch.json); anything else is taken for a script.
+    bool config = classify_document(uri, "") == DocumentKind::config;
+    auto doc = std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text));
     std::atomic<bool> never{false};
     auto a = analyze_document(doc, settings_, client_.encoding, never, {});
     reply(p, script_fix(*a, fix, client_, false));

@@ -1575,5 +1575,42 @@ def python_positions_utf16_and_utf8_with_incremental_edits(ctx: Ctx):
         eq([i["code"] for i in pull(s, uri)["items"]], ["OOM301"], "fixed again")
 
 
+@case
+def config_files_get_allocator_checks_and_the_set_action(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///w/run.sh"
+    text = "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true\ntorchrun --nproc_per_node=8 train.py\n"
+    open_doc(s, uri, text, language="shellscript")
+    items = pull(s, uri)["items"]
+    eq([d["code"] for d in items], ["OOM303"], "shell script diagnostics")
+    eq(items[0]["range"]["start"]["line"], 1, "on the export line")
+    params = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 0),
+              "context": {"diagnostics": [], "only": ["source.oomlens.setAllocatorConf"]}}
+    actions = s.call_ok("textDocument/codeAction", params)
+    eq(len(actions), 1, "set allocator config offered for a launch script")
+    after = apply_text_edits(text, only_document_change(actions[0]["edit"], uri, 1))
+    check("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in after, f"merged: {after!r}")
+    launch = "file:///w/.vscode/launch.json"
+    open_doc(s, launch, '{\n  // debug\n  "configurations": [{"type": "debugpy", "program": "train.py",\n'
+             '    "env": {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:10"}}]\n}\n', language="jsonc")
+    eq([d["code"] for d in pull(s, launch)["items"]], ["OOM303"], "launch.json diagnostics")
+    open_doc(s, "file:///w/notes.json", '{"PYTORCH_CUDA_ALLOC_CONF": "x"}', language="json")
+    eq(pull(s, "file:///w/notes.json")["items"], [], "other JSON files are not checked")
+
+
+@case
+def python_verify_actions_run_with_and_without_the_setting(ctx: Ctx):
+    s = ctx.started(options={"allocatorOption": "garbage_collection_threshold:0.6"})
+    uri = "file:///w/my%20train.py"
+    open_doc(s, uri, "import torch\nprint(torch.__version__)\n", language="python")
+    params = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 0),
+              "context": {"diagnostics": [], "only": ["source.oomlens.verify"]}}
+    actions = s.call_ok("textDocument/codeAction", params)
+    eq([a["command"]["command"] for a in actions], ["oomlens.runVerification"] * 2, "two run-in-terminal actions")
+    eq([a["command"]["arguments"][0] for a in actions],
+       ["PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6 python '/w/my train.py'",
+        "env -u PYTORCH_CUDA_ALLOC_CONF python '/w/my train.py'"], "with and without the setting")
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -1,4 +1,4 @@
-#include "lsp/python_features.hpp"
+#include "lsp/source_features.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,9 @@
 #include "rules/rule.hpp"
 #include "rules/source/lint.hpp"
 #include "rules/source/record_snapshot.hpp"
+#include "lsp/local_files.hpp"
 #include "rules/source/set_alloc_conf.hpp"
+#include "rules/source/verification.hpp"
 
 namespace oomlens::lsp {
 namespace {
@@ -20,6 +22,7 @@ using nlohmann::json;
 constexpr const char* kFixAllKind = "source.fixAll.oomlens";
 constexpr const char* kSetAllocConfKind = "source.oomlens.setAllocatorConf";
 constexpr const char* kRecordSnapshotKind = "source.oomlens.recordSnapshot";
+constexpr const char* kVerifyKind = "source.oomlens.verify";
 
 json range_json(const Range& r) {
   return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
@@ -118,8 +121,16 @@ std::optional<std::size_t> source_index(const DocumentAnalysis& a, const std::st
   return std::nullopt;
 }
 
+bool editable(const DocumentAnalysis& a) { return a.config_kind || (a.script && !a.script->has_errors()); }
+
+std::optional<rules::ScriptAction> set_alloc_conf(const DocumentAnalysis& a, std::string_view option,
+                                                  std::string_view variable = "PYTORCH_CUDA_ALLOC_CONF") {
+  if (a.config_kind) return rules::set_alloc_conf_in_config(*a.config_kind, a.doc->text, option);
+  return rules::set_alloc_conf_action(*a.script, option, variable);
+}
+
 std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref) {
-  if (!a.script || a.script->has_errors()) return std::nullopt;
+  if (!editable(a)) return std::nullopt;
   if (auto i = source_index(a, ref)) {
     const auto& d = a.source_diagnostics[*i];
     if (!d.fix_safety || d.edits.empty() || d.diagnosis.fixes.empty()) return std::nullopt;
@@ -133,11 +144,11 @@ std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref
     return Offer{"Fix all safely fixable oomlens problems", kFixAllKind, ref, false, std::move(edits)};
   }
   if (ref == "setAllocatorConf") {
-    auto action = rules::set_alloc_conf_action(*a.script, a.options.fragmentation_option);
+    auto action = set_alloc_conf(a, a.options.fragmentation_option);
     if (!action) return std::nullopt;
     return Offer{action->title, kSetAllocConfKind, ref, false, std::move(action->edits)};
   }
-  if (ref == "recordSnapshot") {
+  if (ref == "recordSnapshot" && a.script) {
     auto action = rules::record_snapshot_action(*a.script);
     if (!action) return std::nullopt;
     return Offer{action->title, kRecordSnapshotKind, ref, false, std::move(action->edits)};
@@ -198,9 +209,35 @@ std::string hover_markdown(const rules::SourceDiagnostic& d) {
   return text;
 }
 
+// Run-in-terminal actions: the script with the allocator setting, and
+// without it (the baseline to compare with). Only for a file on disk.
+json verify_actions(const DocumentAnalysis& a) {
+  json out = json::array();
+  auto path = path_from_file_uri(a.doc->uri);
+  if (!path) return out;
+  std::string name = path->substr(path->find_last_of('/') + 1);
+  auto v = rules::verification_commands(*a.script, *path, "PYTORCH_CUDA_ALLOC_CONF", a.options.fragmentation_option);
+  for (auto [title, line] : {std::pair{fmt::format("Verify: run {} with PYTORCH_CUDA_ALLOC_CONF={}", name,
+                                                   a.options.fragmentation_option),
+                                       v.with_setting},
+                             std::pair{fmt::format("Verify: run {} without it (baseline)", name), v.without_setting}})
+    out.push_back({{"title", title},
+                   {"kind", kVerifyKind},
+                   {"command", {{"title", title}, {"command", kRunVerification}, {"arguments", json::array({line})}}}});
+  return out;
+}
+
 }  // namespace
 
-void analyze_python(DocumentAnalysis& a, const DocumentAnalysis* previous) {
+void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous) {
+  if (a.doc->kind == DocumentKind::config) {
+    a.config_kind = rules::config_file_kind(a.doc->uri);
+    if (!a.config_kind) a.config_kind = a.doc->language_id == "dotenv" ? rules::ConfigFileKind::dotenv : rules::ConfigFileKind::shell;
+    a.source_diagnostics = rules::lint_config_file(*a.config_kind, a.doc->text);
+    for (std::size_t i = 0; i < a.source_diagnostics.size(); ++i)
+      a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
+    return;
+  }
   const analyzer::python::Script* before = previous && previous->script ? previous->script.get() : nullptr;
   a.script = std::make_shared<const analyzer::python::Script>(analyzer::python::parse_script(a.doc->text, before));
   a.source_diagnostics = rules::lint_script(*a.script);
@@ -209,7 +246,7 @@ void analyze_python(DocumentAnalysis& a, const DocumentAnalysis* previous) {
     a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
 }
 
-json python_hover(const DocumentAnalysis& a, const json& position, bool markdown) {
+json source_hover(const DocumentAnalysis& a, const json& position, bool markdown) {
   if (!position.is_object() || !position.contains("line") || !position.contains("character") ||
       !position["line"].is_number_unsigned() || !position["character"].is_number_unsigned())
     return nullptr;
@@ -224,7 +261,7 @@ json python_hover(const DocumentAnalysis& a, const json& position, bool markdown
   return {{"contents", {{"kind", markdown ? "markdown" : "plaintext"}, {"value", text}}}};
 }
 
-json python_code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
+json source_code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
   json only = params.contains("context") && params["context"].is_object() ? params["context"].value("only", json()) : json();
   json actions = json::array();
   auto add = [&](std::optional<Offer> offer) {
@@ -243,10 +280,12 @@ json python_code_actions(const DocumentAnalysis& a, const json& params, const Cl
   for (auto [kind, ref] : {std::pair{kFixAllKind, "fixAll"}, std::pair{kSetAllocConfKind, "setAllocatorConf"},
                            std::pair{kRecordSnapshotKind, "recordSnapshot"}})
     if (explicitly_asked(kind, only)) add(offer_for(a, ref));
+  if (explicitly_asked(kVerifyKind, only) && client.code_action_literals && a.script)
+    for (auto& action : verify_actions(a)) actions.push_back(std::move(action));
   return actions;
 }
 
-json resolve_python_code_action(const DocumentAnalysis& a, const json& action, const ClientCapabilities& client) {
+json resolve_source_code_action(const DocumentAnalysis& a, const json& action, const ClientCapabilities& client) {
   if (!action.is_object() || !action.contains("data") || !action["data"].is_object()) return nullptr;
   const json& data = action["data"];
   if (data.value("version", json()) != json(a.doc->version) || !data.contains("ref") || !data["ref"].is_string())
@@ -263,8 +302,10 @@ json script_fix(const DocumentAnalysis& a, const json& fix, const ClientCapabili
     throw ParamsError("oomlens.fixScript expects {\"uri\", \"fix\": {\"kind\": \"env\"|\"snapshot\"|\"empty_cache\"|\"fixAll\", ...}}");
   const std::string kind = fix["kind"].get<std::string>();
   auto nothing = [](std::string message) { return json{{"title", nullptr}, {"edit", nullptr}, {"message", message}}; };
-  if (!a.script) return nothing("not a Python script");
-  if (a.script->has_errors())
+  if (!a.script && !a.config_kind) return nothing("not a Python script");
+  if (a.config_kind && kind != "env" && kind != "fixAll")
+    return nothing("only the allocator setting can be applied to a shell script, .env or launch.json");
+  if (a.script && a.script->has_errors())
     return nothing(fmt::format("the script does not parse ({}, line {}): fix it first",
                                a.script->syntax_errors().front().message, a.script->syntax_errors().front().start.line));
   std::optional<rules::ScriptAction> action;
@@ -273,8 +314,15 @@ json script_fix(const DocumentAnalysis& a, const json& fix, const ClientCapabili
     std::string value = fix.value("value", a.options.fragmentation_option);
     if (!analyzer::is_alloc_conf_variable(name))
       return nothing(fmt::format("{} is not read by the allocator: set it in the environment that starts the script", name));
-    action = rules::set_alloc_conf_action(*a.script, value, name);
+    action = set_alloc_conf(a, value, name);
     if (!action) return nothing(fmt::format("{} already holds {} (or the script does not import torch)", name, value));
+    json out = {{"title", action->title}, {"safety", rules::to_string(action->safety)},
+                {"edit", workspace_edit(a, action->edits, client, versioned)}};
+    if (auto path = path_from_file_uri(a.doc->uri); path && a.script) {
+      auto v = rules::verification_commands(*a.script, *path, name, value);
+      out["verify"] = {{"with", v.with_setting}, {"without", v.without_setting}};
+    }
+    return out;
   } else if (kind == "snapshot") {
     std::optional<std::uint32_t> line;
     if (fix.contains("line") && fix["line"].is_number_unsigned() && fix["line"].get<std::uint32_t>() > 0)
