@@ -138,6 +138,23 @@ std::optional<std::string_view> suggest_key(std::string_view key) {
   return std::nullopt;
 }
 
+// +1 at each `[` that has its `]`, -1 at that `]`, 0 elsewhere: an unclosed
+// `[` must not swallow the options after it.
+std::vector<int> brackets(std::string_view text) {
+  std::vector<int> kind(text.size(), 0);
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '[') {
+      open.push_back(i);
+    } else if (text[i] == ']' && !open.empty()) {
+      kind[open.back()] = 1;
+      kind[i] = -1;
+      open.pop_back();
+    }
+  }
+  return kind;
+}
+
 // A top-level entry between commas (commas inside [...] do not separate).
 struct Entry {
   std::size_t raw_begin = 0, raw_end = 0;  // raw_end is the comma, or the end
@@ -146,12 +163,12 @@ struct Entry {
 
 std::vector<Entry> split_entries(std::string_view text) {
   std::vector<Entry> out;
+  auto kind = brackets(text);
   int depth = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size()) {
-      if (text[i] == '[') ++depth;
-      else if (text[i] == ']' && depth > 0) --depth;
+      depth += kind[i];
       if (text[i] != ',' || depth > 0) continue;
     }
     out.push_back({start, i, trim(text, start, i)});
@@ -162,11 +179,11 @@ std::vector<Entry> split_entries(std::string_view text) {
 
 // The first `:` outside brackets within [b, e).
 std::optional<std::size_t> find_colon(std::string_view text, std::size_t b, std::size_t e) {
+  auto kind = brackets(text);
   int depth = 0;
   for (std::size_t i = b; i < e; ++i) {
-    if (text[i] == '[') ++depth;
-    else if (text[i] == ']') --depth;
-    else if (text[i] == ':' && depth <= 0) return i;
+    depth += kind[i];
+    if (text[i] == ':' && depth <= 0) return i;
   }
   return std::nullopt;
 }

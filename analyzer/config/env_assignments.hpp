@@ -45,6 +45,8 @@ std::vector<EnvAssignment> shell_assignments(std::string_view text);
 // One command of a shell script that starts a program, for inserting before it.
 struct ShellCommand {
   std::size_t begin = 0;  // the first byte of the command's first word (prefix assignments included)
+  // The start of its logical line: after the last newline that ends a
+  // command (not one inside quotes, after a `\`, or in a here-document).
   std::size_t line_begin = 0;
   std::string program;    // the first word that is not an assignment: "python", "torchrun", "env"
   std::vector<std::string> words;  // the decoded words after the prefix assignments

@@ -121,11 +121,6 @@ std::optional<std::size_t> assignment_eq(std::string_view t, std::size_t begin, 
   return std::nullopt;
 }
 
-std::size_t line_start(std::string_view t, std::size_t at) {
-  while (at > 0 && t[at - 1] != '\n') --at;
-  return at;
-}
-
 class Scanner {
  public:
   explicit Scanner(std::string_view t) : t_(t) {}
@@ -141,6 +136,7 @@ class Scanner {
       } else if (c == '\n') {
         end_command();
         i = skip_heredocs(i + 1);
+        line_ = i;
       } else if (c == '#') {
         while (i < t_.size() && t_[i] != '\n') ++i;
       } else if (c == '<' && t_.substr(i, 2) == "<<" && t_.substr(i, 3) != "<<<") {
@@ -173,7 +169,7 @@ class Scanner {
     switch (mode_) {
       case Mode::start:
         if (eq) {
-          if (begin_ == npos) begin_ = b;
+          start(b);
           add(b, *eq, e, AssignmentForm::command_prefix);
           prefix_.push_back(assignments.size() - 1);
           return;
@@ -185,7 +181,7 @@ class Scanner {
             prefix_.clear();
             return;
           }
-          if (begin_ == npos) begin_ = b;
+          start(b);
           program_ = w;
           if (w == "export" || w == "declare" || w == "typeset" || w == "local" || w == "readonly") {
             mode_ = Mode::declare;
@@ -221,6 +217,12 @@ class Scanner {
     }
   }
 
+  void start(std::size_t b) {
+    if (begin_ != npos) return;
+    begin_ = b;
+    begin_line_ = line_;
+  }
+
   void add(std::size_t b, std::size_t eq, std::size_t e, AssignmentForm form) {
     EnvAssignment a;
     a.name = std::string(t_.substr(b, eq - b));
@@ -236,7 +238,7 @@ class Scanner {
   void end_command() {
     if (mode_ == Mode::start)
       for (auto i : prefix_) assignments[i].form = AssignmentForm::plain;  // no command: a shell variable
-    if (!program_.empty()) commands.push_back({begin_, line_start(t_, begin_), program_, std::move(words_)});
+    if (!program_.empty()) commands.push_back({begin_, begin_line_, program_, std::move(words_)});
     mode_ = Mode::start;
     begin_ = npos;
     prefix_.clear();
@@ -277,6 +279,8 @@ class Scanner {
   std::string_view t_;
   Mode mode_ = Mode::start;
   std::size_t begin_ = npos;
+  std::size_t line_ = 0;        // where the current logical line starts (after a real newline)
+  std::size_t begin_line_ = 0;  // the logical line of begin_
   std::vector<std::size_t> prefix_;
   std::string program_;
   std::vector<std::string> words_;

@@ -160,19 +160,20 @@ std::string_view indentation(std::string_view t, std::size_t at) {
 }
 
 // Merges into one assignment: true when it is covered (already or by the edit).
-bool merge_into(const analyzer::config::EnvAssignment& a, std::string_view option, ConfigFileKind kind,
-                std::vector<TextEdit>& edits) {
+bool merge_into(std::string_view t, const analyzer::config::EnvAssignment& a, std::string_view option,
+                ConfigFileKind kind, std::vector<TextEdit>& edits) {
   std::string next = analyzer::merge_alloc_conf(a.value.value, option);
   if (next == a.value.value) return true;
   if (auto e = literal_edit(a.value, next)) {
     edits.push_back(*e);
     return true;
   }
-  // Rewrite the whole value.
+  // Rewrite the whole value, in the quotes it had (JSON strings always have them).
   auto r = a.value.range;
-  std::string text = kind == ConfigFileKind::launch_json ? fmt::format("\"{}\"", next) : shell_quoted(next);
-  if (kind != ConfigFileKind::launch_json && next.find('\'') != std::string::npos) return false;
-  if (!plain(next) && kind == ConfigFileKind::launch_json && next.find_first_of("\"\\") != std::string::npos) return false;
+  char quote = r.end > r.begin ? t[r.begin] : '\0';
+  if (kind == ConfigFileKind::launch_json) quote = '"';
+  if (next.find_first_of("\"'\\$`") != std::string::npos) return false;
+  std::string text = quote == '"' || quote == '\'' ? fmt::format("{}{}{}", quote, next, quote) : shell_quoted(next);
   edits.push_back({r.begin, r.end, text});
   return true;
 }
@@ -207,7 +208,7 @@ std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option
     bool before = !prefix && a.statement_begin < first->begin;
     if (!on_launch && !before) continue;
     bool covers_first = before || a.statement_begin == first->begin;
-    if (!a.constant || !merge_into(a, option, ConfigFileKind::shell, edits)) {
+    if (!a.constant || !merge_into(t, a, option, ConfigFileKind::shell, edits)) {
       blocked = blocked || covers_first;
       continue;
     }
@@ -216,7 +217,7 @@ std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option
   if (!covered && !blocked) {
     std::size_t at = first->line_begin;
     edits.push_back({at, at,
-                     fmt::format("{}export {}={}{}", indentation(t, first->begin), kVariable, shell_quoted(option),
+                     fmt::format("{}export {}={}{}", indentation(t, at), kVariable, shell_quoted(option),
                                  eol_of(t))});
   }
   return finish(std::move(edits), option);
@@ -227,7 +228,7 @@ std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view optio
   bool covered = false, blocked = false;
   for (const auto& a : analyzer::config::dotenv_assignments(t)) {
     if (!analyzer::is_alloc_conf_variable(a.name)) continue;
-    if (a.constant && merge_into(a, option, ConfigFileKind::dotenv, edits)) covered = true;
+    if (a.constant && merge_into(t, a, option, ConfigFileKind::dotenv, edits)) covered = true;
     else blocked = true;
   }
   if (!covered && !blocked) {
@@ -249,7 +250,7 @@ std::optional<ScriptAction> in_launch_json(std::string_view t, std::string_view 
     bool covered = false, blocked = false;
     for (const auto& a : c.env_entries) {
       if (!analyzer::is_alloc_conf_variable(a.name)) continue;
-      if (a.constant && merge_into(a, option, ConfigFileKind::launch_json, edits)) covered = true;
+      if (a.constant && merge_into(t, a, option, ConfigFileKind::launch_json, edits)) covered = true;
       else blocked = true;
     }
     if (covered || blocked) continue;

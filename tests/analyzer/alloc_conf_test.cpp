@@ -267,6 +267,10 @@ TEST_CASE("alloc_conf: merge sets one option, keeps the rest and their order, an
         "roundup_power2_divisions:[>:4]");
   CHECK(merge_alloc_conf("roundup_power2_divisions:[256:1,>:2]", "expandable_segments:True") ==
         "roundup_power2_divisions:[256:1,>:2],expandable_segments:True");
+  // An unclosed `[` does not swallow what follows it.
+  std::string open = merge_alloc_conf("roundup_power2_divisions:[256:1", "expandable_segments:True");
+  CHECK(open == "roundup_power2_divisions:[256:1,expandable_segments:True");
+  CHECK(merge_alloc_conf(open, "expandable_segments:True") == open);
   // Not a key:value option: nothing changes.
   CHECK(merge_alloc_conf("x:1", "garbage") == "x:1");
   CHECK(merge_alloc_conf("x:1", ":True") == "x:1");

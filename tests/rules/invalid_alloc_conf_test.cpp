@@ -320,6 +320,11 @@ TEST_CASE("set allocator config: shell scripts", "[invalid_alloc_conf]") {
         "export PYTORCH_CUDA_ALLOC_CONF='a:1,roundup_power2_divisions:[>:2]'\npython t.py\n");
   // Not a key:value option.
   CHECK_FALSE(set_alloc_conf_in_config(ConfigFileKind::shell, "python t.py\n", "expandable_segments"));
+  // The export goes before the logical line: not after a `\` continuation, not inside a quoted string.
+  CHECK(set_option(ConfigFileKind::shell, "echo a \\\n  b; python t.py\n") ==
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\necho a \\\n  b; python t.py\n");
+  CHECK(set_option(ConfigFileKind::shell, "echo \"a\nb\"; python t.py\n") ==
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\necho \"a\nb\"; python t.py\n");
 }
 
 TEST_CASE("set allocator config: .env and launch.json details", "[invalid_alloc_conf]") {
@@ -327,6 +332,8 @@ TEST_CASE("set allocator config: .env and launch.json details", "[invalid_alloc_
   CHECK(set_option(ConfigFileKind::dotenv, "") == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n");
   CHECK(set_option(ConfigFileKind::dotenv, "PYTORCH_CUDA_ALLOC_CONF=\"max_split_size_mb:128\" # tuned\n") ==
         "PYTORCH_CUDA_ALLOC_CONF=\"max_split_size_mb:128,expandable_segments:True\" # tuned\n");
+  // An empty quoted value is rewritten inside its quotes.
+  CHECK(set_option(ConfigFileKind::dotenv, "PYTORCH_ALLOC_CONF=''\n") == "PYTORCH_ALLOC_CONF='expandable_segments:True'\n");
   CHECK(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{\"type\": \"python\", \"env\": {}}]}") ==
         "{\"configurations\": [{\"type\": \"python\", \"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"}}]}");
   CHECK(set_option(ConfigFileKind::launch_json, "{\"configurations\": [{\"type\": \"python\"}]}") ==
