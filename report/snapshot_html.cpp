@@ -36,7 +36,7 @@ const char* fill_name(Fill f) {
 constexpr const char* kStyle = R"(body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.8em}
 code,.mono{font-family:ui-monospace,monospace;font-size:.92em}
-table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:right;border-bottom:1px solid #eee;white-space:nowrap}
+table{border-collapse:collapse}td,th{padding:.2em .5em;text-align:right;border-bottom:1px solid #eee}td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 .verdict{font-weight:600;padding:.1em .5em;border-radius:.3em;background:#eee}
 .fragmentation{background:#fde2c4}.capacity{background:#f7c6c6}.external{background:#d9e4f5}.limit{background:#e5dcf3}
