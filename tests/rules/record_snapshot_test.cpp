@@ -167,3 +167,32 @@ TEST_CASE("record snapshot: a distributed script writes one file per rank", "[re
   CHECK(fs::exists(dir / "oom_snapshot_rank3.pickle"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("record snapshot: odd layouts still give code that compiles, and only once", "[record_snapshot]") {
+  const char* sources[] = {
+      "import torch\nfor x in y: x.backward()\n",                                   // body on the header's line
+      "\xEF\xBB\xBFimport torch\nfor x in y:\n    x.backward()\n",                  // byte-order mark
+      "import torch\nfor x in y:\n    x.backward()\n# about z\nz()\n",              // comment after the loop
+      "import torch\nif a:\n    for x in y:\n        x.backward()\nelse:\n    pass\n",  // the loop ends a branch
+      "import torch\nfor x, y in zip(a,\n                b):\n    x.backward()\n",   // header over two lines
+      "import torch\nfor x in y:\n    x.backward(\n)\n    z = [i\nfor i in x]\n",     // continuation at column 0
+      "import torch\ndef f():\n\tfor x in y: x.backward()\n",                       // tabs, no body line to copy
+      "import torch\r\nfor x in y:\r\n    x.backward()",                             // CRLF, no final newline
+  };
+  auto dir = snapshot_test::scratch_dir("record-layouts");
+  int n = 0;
+  for (const char* src : sources) {
+    INFO(src);
+    auto out = recorded(src);
+    REQUIRE(out);
+    INFO(*out);
+    CHECK_FALSE(action(*out));
+    auto file = dir / ("case" + std::to_string(n++) + ".py");
+    snapshot_test::write_file(file, *out);
+    CHECK(snapshot_test::py_compiles(file));
+  }
+  // The byte-order mark stays first; the tab-indented file stays tab-indented.
+  CHECK(recorded(sources[1])->starts_with("\xEF\xBB\xBFimport torch\n# oomlens:"));
+  CHECK(recorded(sources[6])->find("\ttry:\n\t\tfor x in y: x.backward()\n\texcept") != std::string::npos);
+  fs::remove_all(dir);
+}
