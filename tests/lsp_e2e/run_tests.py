@@ -1375,6 +1375,8 @@ def execute_analyze_snapshot_matches_the_cli(ctx: Ctx):
                                                     "arguments": [{"path": snapshot_path(ctx, "markup_p4.pickle")}]})
     check("<script" not in markup["html"] and "&lt;script&gt;alert(1)&lt;/script&gt;" in markup["html"], "escaped")
     check("<script>alert(1)</script>" in json.dumps(markup["json"]), "the JSON keeps the name as it is")
+    check("in `<script>alert(1)</script>`" in markup["markdown"], "the Markdown shows the name in a code span")
+    check("`` `code` **bold** [link](http://example.invalid) ``" in markup["markdown"], "backticks cannot end the span")
 
 
 @case
