@@ -85,6 +85,9 @@ if [ "$(id -u)" != 0 ]; then
   run snapshot "$tmp/locked.pickle"
   check "unreadable file: exit 2" eval '[ $status = 2 ] && has "$err" "Permission denied"'
 fi
+# A pipe cannot be mapped: it is read whole, to the same answer.
+piped=$(cat "$snaps/limit_p4.pickle" | "$oomlens" snapshot --format json /dev/stdin 2>/dev/null)
+check "a pipe (/dev/stdin) reads like the file" eval '[ "$piped" = "$(cat "$snaps/limit_p4.json")" ]'
 run snapshot --format yaml "$snaps/limit_p4.pickle"
 check "bad format value: exit 2" eval '[ $status = 2 ] && has "$err" "yaml"'
 run snapshot --bogus "$snaps/limit_p4.pickle"
