@@ -3,6 +3,7 @@
 # typecheck, unit tests, bundle, integration test against build/oomlens,
 # .vsix package (bundling build/oomlens), then the extension in a real VS Code
 # (code-server in headless Chromium). Called by scripts/test.sh after ctest.
+#   OOMLENS_BIN=PATH             the binary to test and bundle (default build/oomlens, built if missing)
 #   OOMLENS_SKIP_BROWSER_TEST=1  skips the code-server test (local quick runs)
 # Artifacts (screenshots, code-server log, results): build/ci-artifacts/.
 set -euo pipefail
@@ -21,7 +22,11 @@ step() {
   echo "== test_extension: $1" >&2
 }
 
-[ -x "$root/build/oomlens" ] || "$root/scripts/build.sh"
+binary=${OOMLENS_BIN:-$root/build/oomlens}
+if [ ! -x "$binary" ]; then
+  [ -z "${OOMLENS_BIN:-}" ] || { echo "test_extension: OOMLENS_BIN=$OOMLENS_BIN is not an executable" >&2; exit 1; }
+  "$root/scripts/build.sh"
+fi
 
 cd "$ext"
 step "npm ci"
@@ -35,12 +40,12 @@ npm run -s test:unit
 step "bundle"
 npm run -s bundle
 step "integration test"
-OOMLENS_BIN="$root/build/oomlens" npm run -s test:integration
+OOMLENS_BIN="$binary" npm run -s test:integration
 
 step "package"
 # A per-platform package with the binary inside: the extension finds it
 # without settings (binary discovery: setting, bundled, PATH).
-rm -rf bin && mkdir -p bin && cp "$root/build/oomlens" bin/oomlens
+rm -rf bin && mkdir -p bin && cp "$binary" bin/oomlens
 vsix="$ext/oomlens-linux-x64-0.1.0.vsix"
 rm -f "$vsix"
 npx vsce package --no-dependencies --skip-license --allow-missing-repository --target linux-x64 -o "$vsix"

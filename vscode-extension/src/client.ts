@@ -2,13 +2,10 @@
 // the settings it starts with, bounded restarts with a message that names the
 // setting to change, and the server commands the editor carries out itself.
 import * as vscode from "vscode";
-import type { RestartBudget } from "./restartBudget";
+import { boundedErrorHandler, type RestartBudget } from "./restartBudget";
 import {
-  CloseAction,
-  ErrorAction,
   LanguageClient,
   type DocumentSelector,
-  type ErrorHandler,
   type LanguageClientOptions,
   type Middleware,
   type ServerOptions,
@@ -44,26 +41,6 @@ export interface ClientHooks {
   onGaveUp(message: string): void;
 }
 
-function errorHandler(hooks: ClientHooks): ErrorHandler {
-  return {
-    error: (_error, _message, count) => {
-      // A few bad messages are survivable; a stream of them means a broken pipe.
-      return { action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
-    },
-    closed: () => {
-      if (hooks.budget.allow()) {
-        hooks.output.appendLine(`[oomlens] the server (${hooks.binary}) stopped; restarting it.`);
-        return { action: CloseAction.Restart, handled: true };
-      }
-      const message = `The oomlens server (${hooks.binary}) stopped ${hooks.budget.limit + 1} times in ${Math.round(
-        hooks.budget.windowMs / 60000,
-      )} minutes and will not be restarted. See the oomlens output; check the "oomlens.path" setting, then run "oomlens: Restart Server".`;
-      hooks.onGaveUp(message);
-      return { action: CloseAction.DoNotRestart, handled: true };
-    },
-  };
-}
-
 export function createClient(hooks: ClientHooks): LanguageClient {
   const serverOptions: ServerOptions = {
     run: { command: hooks.binary, args: ["lsp"] },
@@ -75,7 +52,12 @@ export function createClient(hooks: ClientHooks): LanguageClient {
     traceOutputChannel: hooks.output,
     initializationOptions: serverSettings(vscode.workspace.getConfiguration("oomlens")),
     synchronize: { configurationSection: "oomlens" },
-    errorHandler: errorHandler(hooks),
+    errorHandler: boundedErrorHandler({
+      budget: hooks.budget,
+      binary: hooks.binary,
+      log: (line) => hooks.output.appendLine(line),
+      onGaveUp: (message) => hooks.onGaveUp(message),
+    }),
     middleware: { executeCommand: hooks.executeCommand },
     // Startup problems are shown by the extension with the setting to change.
     revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,

@@ -37,7 +37,8 @@ export class OomlensExtension implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   readonly api = new ServerApi(
     {
-      sendRequest: <R>(method: string, params: unknown, token?: vscode.CancellationToken) => {
+      sendRequest: async <R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> => {
+        await this.starting;
         const client = this.client;
         if (!client || !client.isRunning()) return Promise.reject(new Error('The oomlens server is not running. Run "oomlens: Restart Server".'));
         return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
@@ -49,9 +50,12 @@ export class OomlensExtension implements vscode.Disposable {
     },
   );
 
+  /** The server's start (or restart) in progress; requests wait for it. */
+  private starting: Promise<void> = Promise.resolve();
+
   constructor(private readonly context: vscode.ExtensionContext) {}
 
-  async activate(): Promise<void> {
+  activate(): void {
     this.disposables.push(
       ...registerCommands({
         [CLIENT_COMMANDS.diagnoseSelection]: () => this.diagnoseSelection(),
@@ -83,7 +87,9 @@ export class OomlensExtension implements vscode.Disposable {
       this.testState,
       this.output,
     );
-    await this.start();
+    // Activation does not wait for the server: a slow or hung start must not
+    // hold up the editor (commands wait for it instead).
+    this.starting = this.start();
   }
 
   // ---- server lifecycle -------------------------------------------------
@@ -142,7 +148,8 @@ export class OomlensExtension implements vscode.Disposable {
       }
       await old.dispose().catch(() => undefined);
     }
-    await this.start();
+    this.starting = this.start();
+    await this.starting;
   }
 
   // ---- server commands the editor carries out --------------------------
@@ -409,14 +416,14 @@ export class OomlensExtension implements vscode.Disposable {
 
 let instance: OomlensExtension | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<OomlensExtension> {
+export function activate(context: vscode.ExtensionContext): OomlensExtension {
   instance = new OomlensExtension(context);
-  context.subscriptions.push({ dispose: () => void instance?.dispose() });
-  await instance.activate();
+  instance.activate();
   return instance;
 }
 
 export async function deactivate(): Promise<void> {
-  await instance?.dispose();
+  const current = instance;
   instance = undefined;
+  await current?.dispose();
 }

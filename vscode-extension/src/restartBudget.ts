@@ -18,3 +18,38 @@ export class RestartBudget {
     this.times = [];
   }
 }
+
+// vscode-languageclient's ErrorAction / CloseAction values (kept here so this
+// file needs neither vscode nor the client, and is unit-tested on its own).
+export const ErrorAction = { Continue: 1, Shutdown: 2 } as const;
+export const CloseAction = { DoNotRestart: 1, Restart: 2 } as const;
+
+export interface BoundedErrorHandlerOptions {
+  budget: RestartBudget;
+  binary: string;
+  log(line: string): void;
+  onGaveUp(message: string): void;
+}
+
+/** The client's error handler: restart a stopped server within the budget, then stop with a message that names the setting. */
+export function boundedErrorHandler(o: BoundedErrorHandlerOptions) {
+  return {
+    // A few bad messages are survivable; a stream of them means a broken pipe.
+    error: (_error: unknown, _message: unknown, count: number | undefined) => ({
+      action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+      handled: true,
+    }),
+    closed: () => {
+      if (o.budget.allow()) {
+        o.log(`[oomlens] the server (${o.binary}) stopped; restarting it.`);
+        return { action: CloseAction.Restart, handled: true };
+      }
+      const message = `The oomlens server (${o.binary}) stopped ${o.budget.limit + 1} times in ${Math.round(
+        o.budget.windowMs / 60000,
+      )} minutes and will not be restarted. See the oomlens output; check the "oomlens.path" setting, then run "oomlens: Restart Server".`;
+      o.log(`[oomlens] ${message}`);
+      o.onGaveUp(message);
+      return { action: CloseAction.DoNotRestart, handled: true };
+    },
+  };
+}

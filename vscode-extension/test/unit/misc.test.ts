@@ -1,7 +1,7 @@
 // Restart bounds and selection diagnostics.
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { RestartBudget } from "../../src/restartBudget";
+import { boundedErrorHandler, CloseAction, ErrorAction, RestartBudget } from "../../src/restartBudget";
 import { selectionDiagnostics } from "../../src/selectionDiagnostics";
 import { commonSuffixLength } from "../../src/scripts";
 import { terminalNameFor } from "../../src/terminals";
@@ -13,6 +13,23 @@ describe("restart budget", () => {
     assert.equal(b.allow(181_000), true, "the first restart left the window");
     b.reset();
     assert.equal(b.allow(181_001), true);
+  });
+});
+
+describe("error handler", () => {
+  it("restarts a crashing server three times, then stops with a message naming oomlens.path", () => {
+    const gaveUp: string[] = [];
+    const lines: string[] = [];
+    const h = boundedErrorHandler({ budget: new RestartBudget(3, 180_000), binary: "/opt/oomlens", log: (l) => lines.push(l), onGaveUp: (m) => gaveUp.push(m) });
+    const actions = [h.closed(), h.closed(), h.closed(), h.closed()].map((r) => r.action);
+    assert.deepEqual(actions, [CloseAction.Restart, CloseAction.Restart, CloseAction.Restart, CloseAction.DoNotRestart]);
+    assert.equal(gaveUp.length, 1);
+    assert.match(gaveUp[0]!, /\/opt\/oomlens.*stopped 4 times in 3 minutes.*"oomlens\.path".*Restart Server/);
+  });
+  it("survives a few bad messages, then shuts the connection down", () => {
+    const h = boundedErrorHandler({ budget: new RestartBudget(), binary: "b", log: () => undefined, onGaveUp: () => undefined });
+    assert.equal(h.error(new Error("x"), undefined, 1).action, ErrorAction.Continue);
+    assert.equal(h.error(new Error("x"), undefined, 4).action, ErrorAction.Shutdown);
   });
 });
 
