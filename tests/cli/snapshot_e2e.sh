@@ -123,11 +123,18 @@ import pickle, sys
 segs = [{"device": 0, "address": (1 << 40) + i * (4 << 20), "total_size": (2 << 20) * (1 + i % 7), "stream": 0,
          "segment_type": "large", "blocks": [{"size": (1 << 20) * (1 + i % 7), "state": "active_allocated",
          "frames": []}, {"size": (1 << 20) * (1 + i % 7), "state": "inactive", "frames": []}]} for i in range(5000)]
+# One segment of 6000 alternating 2 MiB blocks: more pieces than a bar draws.
+states = ("active_allocated", "inactive", "active_pending_free")
+segs.append({"device": 0, "address": 1 << 44, "total_size": 6000 << 21, "stream": 0, "segment_type": "large",
+             "blocks": [{"size": 2 << 20, "state": states[i % 3], "frames": []} for i in range(6000)]})
 pickle.dump({"segments": segs, "device_traces": [[]]}, open(sys.argv[1], "wb"), protocol=4)
 PY
 run snapshot --format html "$tmp/many.pickle"
-check "html: 5000 segments draw 60 and say how many more" eval '[ $status = 0 ] && has "$out" "and 4940 more segments" &&
+check "html: 5001 segments draw 60 and say how many more" eval '[ $status = 0 ] && has "$out" "and 4941 more segments" &&
   [ "$(grep -o "aria-label=\"segment map\"" <<<"$out" | wc -l)" = 1 ] && [ ${#out} -lt 200000 ]'
+check "html: a segment of 6000 blocks is drawn in at most 120 pieces" \
+  eval '[ "$(grep -F -A1 "11.72 GiB (6000 blocks" <<<"$out" | grep -o "<rect class=\"[apf]\"" | wc -l)" -le 120 ] &&
+        [ "$(grep -F -A1 "11.72 GiB (6000 blocks" <<<"$out" | grep -o "<rect class=\"[apf]\"" | wc -l)" -ge 3 ]'
 
 # Goldens: text and JSON of every snapshot fixture, html of two, and the exact
 # refusal of every file that is not a snapshot. Run from the fixture folder so
