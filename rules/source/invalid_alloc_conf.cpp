@@ -53,7 +53,7 @@ std::optional<StringLiteral> literal(const Script& s, Node n) {
 }
 
 struct Found {
-  std::string variable;
+  std::string variable;  // "" for a runtime setting (_set_allocator_settings)
   StringLiteral value;
 };
 
@@ -72,7 +72,10 @@ bool is_environ(const Script& s, Node n) {
   return q && *q == "os.environ";
 }
 
-void from_assignments(const Script& s, Node n, std::vector<Found>& out) {
+// Assignments to os.environ[...], and every dict display with an allocator
+// variable as a key: os.environ.update({...}), os.environ |= {...},
+// subprocess.run(env={**os.environ, "X": ...}).
+void from_tree(const Script& s, Node n, std::vector<Found>& out) {
   if (n.is("assignment")) {
     Node left = n.field("left"), right = n.field("right");
     if (left && left.is("subscript") && is_environ(s, left.field("value"))) {
@@ -80,32 +83,39 @@ void from_assignments(const Script& s, Node n, std::vector<Found>& out) {
       auto v = literal(s, right);
       if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
     }
-  } else if (n.is("augmented_assignment")) {  // os.environ |= {...}
-    Node right = n.field("right");
-    if (is_environ(s, n.field("left")) && right && right.is("dictionary")) from_dict(s, right, out);
+  } else if (n.is("dictionary")) {
+    from_dict(s, n, out);
   }
-  for (std::uint32_t i = 0; i < n.child_count(); ++i) from_assignments(s, n.child(i), out);
+  for (std::uint32_t i = 0; i < n.child_count(); ++i) from_tree(s, n.child(i), out);
+}
+
+// The runtime entry points that re-run the same parser on their argument.
+bool runtime_setter(std::string_view q) {
+  return q == "torch.cuda.memory._set_allocator_settings" || q == "torch._C._accelerator_setAllocatorSettings" ||
+         q == "torch._C._cuda_cudaCachingAllocator_set_allocator_settings";
 }
 
 void from_calls(const Script& s, std::vector<Found>& out) {
   for (const auto& call : s.calls()) {
-    if (!call.qualified_name) continue;
-    const std::string& q = *call.qualified_name;
-    if (q != "os.environ.setdefault" && q != "os.putenv" && q != "os.environ.update") continue;
     Node args = call.node.field("arguments");
     if (!args) continue;
     auto list = args.named_children();
-    if (q == "os.environ.update") {
-      for (Node a : list) {
-        if (a.is("dictionary")) from_dict(s, a, out);
+    std::string q = call.qualified_name ? *call.qualified_name : std::string();
+    bool dict_call = !call.qualified_name && call.callee.is("identifier") && s.text(call.callee) == "dict";
+    if (q == "os.environ.update" || dict_call) {  // update(X="..."), dict(os.environ, X="...")
+      for (Node a : list)
         if (a.is("keyword_argument")) {
           std::string name(s.text(a.field("name")));
           auto v = literal(s, a.field("value"));
           if (v && analyzer::is_alloc_conf_variable(name)) out.push_back({name, std::move(*v)});
         }
-      }
       continue;
     }
+    if (runtime_setter(q)) {
+      if (auto v = list.empty() ? std::nullopt : literal(s, list[0])) out.push_back({"", std::move(*v)});
+      continue;
+    }
+    if (q != "os.environ.setdefault" && q != "os.putenv") continue;
     if (list.size() < 2) continue;
     auto k = literal(s, list[0]);
     auto v = literal(s, list[1]);
@@ -115,7 +125,7 @@ void from_calls(const Script& s, std::vector<Found>& out) {
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   std::vector<Found> found;
-  from_assignments(s, s.root(), found);
+  from_tree(s, s.root(), found);
   from_calls(s, found);
   for (const auto& f : found)
     check_alloc_conf_value(f.variable, f.value, [&s](std::uint32_t b) { return s.point(b); }, !s.has_errors(), {}, out);

@@ -343,3 +343,20 @@ TEST_CASE("set allocator config: .env and launch.json details", "[invalid_alloc_
   CHECK_FALSE(set_option(ConfigFileKind::launch_json,
                          "{\"configurations\": [{\"type\": \"python\", \"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"${env:X}\"}}]}"));
 }
+
+TEST_CASE("OOM303: env mappings for child processes and runtime settings", "[invalid_alloc_conf]") {
+  CHECK(lines("import os, subprocess\nsubprocess.run(cmd, env={**os.environ, 'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segment:True'})\n") ==
+        std::vector<std::string>{
+            "2:68: OOM303 unknown option 'expandable_segment' (did you mean 'expandable_segments'?)"});
+  CHECK(lines("import os\nenv = dict(os.environ, PYTORCH_ALLOC_CONF='max_split_size_mb:8')\n") ==
+        std::vector<std::string>{"2:44: OOM303 max_split_size_mb:8: must be an integer ≥ 20 (MiB)"});
+  // The runtime entry point runs the same parser.
+  CHECK(lines("import torch\ntorch.cuda.memory._set_allocator_settings('expandable_segments:true')\n") ==
+        std::vector<std::string>{
+            "2:44: OOM303 expandable_segments:true: must be True or False (case-sensitive)"});
+  // Each assignment once, whichever way it is written.
+  CHECK(lint("import os\nos.environ.update({'PYTORCH_CUDA_ALLOC_CONF': 'bogus:1'})\n").size() == 1);
+  CHECK(lint("import os\nos.environ |= {'PYTORCH_CUDA_ALLOC_CONF': 'bogus:1'}\n").size() == 1);
+  // Dict displays count only with an allocator variable as the key.
+  CHECK(lint("import os\nconfig = {'batch': 'bogus:1'}\n").empty());
+}
