@@ -77,6 +77,12 @@ describe("report helpers", () => {
   it("renders lists and paragraphs of the server's Markdown", () => {
     assert.equal(renderMarkdownSafe("Intro **x**.\n\n- one\n- `two`\n"), "<p>Intro <strong>x</strong>.</p>\n<ul><li>one</li><li><code>two</code></li></ul>");
   });
+  it("renders headings and fenced code, escaped", () => {
+    assert.equal(
+      renderMarkdownSafe("# OOM101 <x>\n\nText.\n\n```python\nif a < b:\n    torch.cuda.empty_cache()\n```\n"),
+      "<h2>OOM101 &lt;x&gt;</h2>\n<p>Text.</p>\n<pre><code>if a &lt; b:\n    torch.cuda.empty_cache()</code></pre>",
+    );
+  });
   it("finds the script from the verification command, else the failing frame", () => {
     assert.equal(scriptOf({ verify: "PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True' python /home/kai/train.py --cfg a.yaml" }), "/home/kai/train.py");
     assert.equal(scriptOf({ verify: "torchrun --nproc_per_node=4 'my dir/train.py'" }), "my dir/train.py");
