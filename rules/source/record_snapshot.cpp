@@ -270,6 +270,10 @@ bool saves_snapshot(const Script& s) {
   return found;
 }
 
+std::string snapshot_file(const Script& s) {
+  return is_distributed(s) ? "oom_snapshot_rank0.pickle" : "oom_snapshot.pickle";
+}
+
 bool runs_before(const Script& s, Node node, std::uint32_t limit) {
   std::vector<Node> work{node};
   std::unordered_set<const void*> seen;

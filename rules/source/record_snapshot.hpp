@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analyzer/python/script.hpp"
@@ -40,6 +41,11 @@ std::vector<analyzer::python::Call> recording_calls(const analyzer::python::Scri
 // (whose result the script pickles itself), `_save_memory_usage` /
 // `_save_segment_usage`.
 bool saves_snapshot(const analyzer::python::Script& script);
+
+// The file the inserted code writes, as `oomlens snapshot` is to be given it:
+// "oom_snapshot.pickle", or rank 0's "oom_snapshot_rank0.pickle" when the
+// script is distributed (each rank writes its own).
+std::string snapshot_file(const analyzer::python::Script& script);
 
 // Whether `node` runs before the byte `limit`: it sits before it, or in a
 // function of this file called (transitively) from before it.

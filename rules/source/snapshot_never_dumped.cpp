@@ -53,7 +53,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     d.message =
         "memory history is recorded but never dumped: no `torch.cuda.memory._dump_snapshot()` in this file";
     d.explanation = std::string(kExplanation);
-    d.verify = "oomlens snapshot oom_snapshot.pickle";
+    d.verify = "oomlens snapshot " + snapshot::snapshot_file(s);
     Fix f;
     f.title = "Dump the memory snapshot when an OOM escapes";
     f.kind = FixKind::advice;

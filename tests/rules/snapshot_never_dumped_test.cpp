@@ -62,6 +62,10 @@ TEST_CASE("OOM304: a recording with no dump is a warning on the record call with
   CHECK(*d[0].fix_safety == FixSafety::unsafe);
   REQUIRE(d[0].diagnosis.fixes.size() == 1);
   CHECK(d[0].diagnosis.fixes[0].detail.find("training loop at line 8") != std::string::npos);
+  CHECK(d[0].diagnosis.verify == "oomlens snapshot oom_snapshot.pickle");
+  auto ranked = oom304("import torch, os\nr = os.environ['RANK']\ntorch.cuda.memory._record_memory_history()\n");
+  REQUIRE(ranked.size() == 1);
+  CHECK(ranked[0].diagnosis.verify == "oomlens snapshot oom_snapshot_rank0.pickle");
   auto no_loop = oom304(snapshot_test::read_file(kDir / "snapshot_never_dumped_no_loop.py"));
   REQUIRE(no_loop.size() == 1);
   CHECK(no_loop[0].start.line == 7);
