@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,12 @@ struct DocumentAnalysis {
   std::optional<rules::ConfigFileKind> config_kind;  // shell/.env/launch.json documents
   std::vector<rules::SourceDiagnostic> source_diagnostics;
   rules::RuleOptions options;           // the settings it was made with (fix values)
+  // The document-wide actions (set allocator config, record snapshot), made
+  // on the first request that asks for them and kept: later requests on the
+  // same version answer from here (source_features.cpp).
+  mutable std::once_flag source_actions_once;
+  mutable std::optional<rules::ScriptAction> set_alloc_conf_action;
+  mutable std::optional<rules::ScriptAction> record_snapshot_action;
   nlohmann::json diagnostics = nlohmann::json::array();  // LSP Diagnostic[]
   bool cancelled = false;               // superseded while running: never published
 };

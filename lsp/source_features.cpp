@@ -143,15 +143,16 @@ std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref
     if (edits.empty()) return std::nullopt;
     return Offer{"Fix all safely fixable oomlens problems", kFixAllKind, ref, false, std::move(edits)};
   }
-  if (ref == "setAllocatorConf") {
-    auto action = set_alloc_conf(a, a.options.fragmentation_option);
+  if (ref == "setAllocatorConf" || ref == "recordSnapshot") {
+    // Several requests per version are common (menu, lightbulb, resolve): made once.
+    std::call_once(a.source_actions_once, [&a] {
+      a.set_alloc_conf_action = set_alloc_conf(a, a.options.fragmentation_option);
+      if (a.script) a.record_snapshot_action = rules::record_snapshot_action(*a.script);
+    });
+    const auto& action = ref == "setAllocatorConf" ? a.set_alloc_conf_action : a.record_snapshot_action;
     if (!action) return std::nullopt;
-    return Offer{action->title, kSetAllocConfKind, ref, false, std::move(action->edits)};
-  }
-  if (ref == "recordSnapshot" && a.script) {
-    auto action = rules::record_snapshot_action(*a.script);
-    if (!action) return std::nullopt;
-    return Offer{action->title, kRecordSnapshotKind, ref, false, std::move(action->edits)};
+    return Offer{action->title, ref == "setAllocatorConf" ? kSetAllocConfKind : kRecordSnapshotKind, ref, false,
+                 action->edits};
   }
   return std::nullopt;
 }

@@ -45,6 +45,30 @@ Node Node::child(std::uint32_t index) const {
   return index < child_count() ? Node(ts_node_child(raw_, index)) : Node();
 }
 
+void Node::walk(const std::function<bool(Node)>& visit) const {
+  if (!*this) return;
+  TSTreeCursor cursor = ts_tree_cursor_new(raw_);
+  bool descend = true;
+  for (;;) {
+    TSNode current = ts_tree_cursor_current_node(&cursor);
+    if (descend && ts_node_is_named(current) && !visit(Node(current))) descend = false;
+    if (descend && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    // Up until a next sibling exists; done when back at the start node.
+    bool moved = false;
+    for (;;) {
+      if (ts_node_eq(ts_tree_cursor_current_node(&cursor), raw_)) break;
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        moved = true;
+        break;
+      }
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!moved) break;
+    descend = true;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
 std::vector<Node> Node::named_children() const {
   std::vector<Node> out;
   if (!*this) return out;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "analyzer/alloc_conf.hpp"
 
@@ -45,18 +46,20 @@ void from_dict(const Script& s, Form form, Node dict, Node at, std::vector<Alloc
     if (pair.is("pair")) add(s, form, pair.field("key"), pair.field("value"), at, entries == 1, out);
 }
 
-void from_assignments(const Script& s, Node n, std::vector<AllocConfAssignment>& out, int depth) {
-  if (depth > 400) return;  // tree-sitter trees of real scripts are far shallower
-  if (n.is("assignment")) {
-    Node left = n.field("left");
-    if (left && left.is("subscript") && is_environ(s, left.field("value")))
-      add(s, Form::subscript, left.field("subscript"), n.field("right"), n, true, out);
-  } else if (n.is("augmented_assignment")) {
-    Node right = n.field("right");
-    if (is_environ(s, n.field("left")) && right && right.is("dictionary") && s.text(n.field("operator")) == "|=")
-      from_dict(s, Form::merge_operator, right, n, out);
-  }
-  for (std::uint32_t i = 0; i < n.child_count(); ++i) from_assignments(s, n.child(i), out, depth + 1);
+void from_assignments(const Script& s, std::vector<AllocConfAssignment>& out) {
+  s.root().walk([&](Node n) {
+    std::string_view type = n.type();
+    if (type == "assignment") {
+      Node left = n.field("left");
+      if (left && left.is("subscript") && is_environ(s, left.field("value")))
+        add(s, Form::subscript, left.field("subscript"), n.field("right"), n, true, out);
+    } else if (type == "augmented_assignment") {
+      Node right = n.field("right");
+      if (is_environ(s, n.field("left")) && right && right.is("dictionary") && s.text(n.field("operator")) == "|=")
+        from_dict(s, Form::merge_operator, right, n, out);
+    }
+    return true;
+  });
 }
 
 void from_calls(const Script& s, std::vector<AllocConfAssignment>& out) {
@@ -84,10 +87,10 @@ void from_calls(const Script& s, std::vector<AllocConfAssignment>& out) {
 }
 
 // Whether an expression names the CUDA device: a string "cuda"/"cuda:N"
-// (also in an f-string or a conditional), or a name this file assigns such a
-// value. `depth` stops a chain of names that refer to each other.
-bool mentions_cuda(const Script& s, Node n, int depth = 0) {
-  if (!n || depth > 3) return false;
+// (also in an f-string or a conditional), or one of `names` (those this file
+// assigns such a value at module level).
+bool mentions_cuda(const Script& s, Node n, const std::set<std::string_view>& names) {
+  if (!n) return false;
   if (n.is("string")) {
     std::string_view text = s.text(n);
     std::size_t q = text.find_first_of("\"'");
@@ -96,19 +99,30 @@ bool mentions_cuda(const Script& s, Node n, int depth = 0) {
     while (!text.empty() && (text.front() == '"' || text.front() == '\'')) text.remove_prefix(1);
     return text.starts_with("cuda") && (text.size() == 4 || !std::isalnum(static_cast<unsigned char>(text[4])));
   }
-  if (n.is("identifier")) {
-    std::string_view name = s.text(n);
-    for (Node st : s.module_statements()) {
-      Node e = st.is("expression_statement") && !st.named_children().empty() ? st.named_children()[0] : Node{};
-      if (e && e.is("assignment") && e.field("left").is("identifier") && s.text(e.field("left")) == name &&
-          mentions_cuda(s, e.field("right"), depth + 1))
-        return true;
-    }
-    return false;
-  }
+  if (n.is("identifier")) return names.count(s.text(n)) > 0;
   for (Node c : n.named_children())
-    if (mentions_cuda(s, c, depth)) return true;
+    if (mentions_cuda(s, c, names)) return true;
   return false;
+}
+
+// Module-level names assigned a value that mentions the CUDA device
+// (`device = torch.device("cuda" if ... else "cpu")`), through up to three
+// names referring to each other.
+std::set<std::string_view> cuda_device_names(const Script& s) {
+  std::vector<std::pair<std::string_view, Node>> assignments;
+  for (Node st : s.module_statements()) {
+    Node e = st.is("expression_statement") && !st.named_children().empty() ? st.named_children()[0] : Node{};
+    if (e && e.is("assignment") && e.field("left").is("identifier") && e.field("right"))
+      assignments.emplace_back(s.text(e.field("left")), e.field("right"));
+  }
+  std::set<std::string_view> names;
+  for (int round = 0; round < 3; ++round) {
+    std::size_t before = names.size();
+    for (const auto& [name, value] : assignments)
+      if (!names.count(name) && mentions_cuda(s, value, names)) names.insert(name);
+    if (names.size() == before) break;
+  }
+  return names;
 }
 
 // torch.cuda functions that run torch.cuda._lazy_init (facts sheet §3.4:
@@ -142,7 +156,7 @@ std::optional<StringLiteral> string_value(const Script& s, Node n) {
 
 std::vector<AllocConfAssignment> alloc_conf_assignments(const Script& s) {
   std::vector<AllocConfAssignment> out;
-  from_assignments(s, s.root(), out, 0);
+  from_assignments(s, out);
   from_calls(s, out);
   std::erase_if(out, [](const AllocConfAssignment& a) { return !a.statement; });
   std::stable_sort(out.begin(), out.end(), [](const AllocConfAssignment& a, const AllocConfAssignment& b) {
@@ -153,6 +167,7 @@ std::vector<AllocConfAssignment> alloc_conf_assignments(const Script& s) {
 
 std::vector<CudaUse> cuda_uses(const Script& s) {
   std::vector<CudaUse> out;
+  const auto names = cuda_device_names(s);
   for (const auto& call : s.calls()) {
     bool uses = false;
     if (call.qualified_name) {
@@ -162,24 +177,25 @@ std::vector<CudaUse> cuda_uses(const Script& s) {
       std::string_view method = s.text(call.callee.field("attribute"));
       Node args = call.node.field("arguments");
       if (method == "cuda") uses = true;  // model.cuda(), tensor.cuda(0)
-      else if (method == "to" && args) uses = mentions_cuda(s, args);
+      else if (method == "to" && args) uses = mentions_cuda(s, args, names);
     }
     if (!uses)
       if (Node args = call.node.field("arguments"))
         for (Node a : args.named_children())
-          if (a.is("keyword_argument") && s.text(a.field("name")) == "device" && mentions_cuda(s, a.field("value")))
+          if (a.is("keyword_argument") && s.text(a.field("name")) == "device" && mentions_cuda(s, a.field("value"), names))
             uses = true;
     if (uses) out.push_back({call.node, short_text(s, call.node)});
   }
   return out;
 }
 
-Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& steps, const AllocConfAssignment& a) {
+Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& steps, const std::vector<CudaUse>& uses,
+                  const AllocConfAssignment& a) {
   auto at = step_of(steps, a.statement);
   if (!at) return {};
   std::optional<std::size_t> first_use;
   Lateness late;
-  for (const auto& use : cuda_uses(s)) {
+  for (const auto& use : uses) {
     auto step = step_of(steps, use.call);
     if (step && *step < *at && (!first_use || *step < *first_use)) {
       first_use = step;

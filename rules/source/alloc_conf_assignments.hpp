@@ -57,6 +57,9 @@ std::optional<std::size_t> step_of(const std::vector<analyzer::python::Step>& st
 // execution order: after the first CUDA use (the allocator has read its
 // settings), or, for the `backend` option, after `import torch` (the
 // backend is chosen when torch loads; facts sheet §3.4).
+//
+// `uses` are the script's cuda_uses() (computed once per script by callers
+// that judge several assignments).
 struct Lateness {
   enum class Why { in_time, after_cuda_use, backend_after_import };
   Why why = Why::in_time;
@@ -64,6 +67,6 @@ struct Lateness {
   std::string what;              // its text, shortened
 };
 Lateness lateness(const analyzer::python::Script& script, const std::vector<analyzer::python::Step>& steps,
-                  const AllocConfAssignment& assignment);
+                  const std::vector<CudaUse>& uses, const AllocConfAssignment& assignment);
 
 }  // namespace oomlens::rules::source

@@ -25,8 +25,9 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   auto assignments = alloc_conf_assignments(s);
   if (assignments.empty()) return;
   auto steps = s.execution_order();
+  auto uses = cuda_uses(s);
   for (const auto& a : assignments) {
-    Lateness late = lateness(s, steps, a);
+    Lateness late = lateness(s, steps, uses, a);
     if (late.why == Lateness::Why::in_time) continue;
     SourceDiagnostic d;
     d.range = a.statement.range();

@@ -132,6 +132,7 @@ std::optional<ScriptAction> set_alloc_conf_action(const Script& s, std::string_v
 
   auto assignments = source::alloc_conf_assignments(s);
   auto steps = s.execution_order();
+  auto uses = source::cuda_uses(s);
   // An assignment the script already makes: the option joins its value. The
   // one PyTorch reads is the last one run; a computed one cannot be merged.
   if (!assignments.empty()) {
@@ -140,7 +141,7 @@ std::optional<ScriptAction> set_alloc_conf_action(const Script& s, std::string_v
       if (source::step_of(steps, a.statement) || !target) target = &a;
     if (!target->literal) return std::nullopt;
     std::string merged = analyzer::merge_alloc_conf(target->literal->value, option);
-    bool late = source::lateness(s, steps, *target).why != source::Lateness::Why::in_time;
+    bool late = source::lateness(s, steps, uses, *target).why != source::Lateness::Why::in_time;
     std::uint32_t line = s.point(target->statement.start_byte()).line;
     if (late) {
       auto edits = source::move_before_torch_import(s, *target, merged);
