@@ -280,8 +280,14 @@ class Checker {
   void value(const AllocOption& o, const KnownKey& k) {
     const std::string& v = o.value;
     bool token_chars = v.find_first_of(":[]") != std::string::npos;
-    if (token_chars && k.kind != ValueKind::roundup)
+    if (token_chars && k.kind != ValueKind::roundup) {
+      if (auto joined = wrong_separator(o))
+        return add_fix(o.range,
+                       fmt::format("{}: options are separated by ',' (PyTorch reads this as one malformed value)",
+                                   label(o)),
+                       o.range, *joined);
       return add(o.range, fmt::format("{}: malformed value (one value per option; options are separated by ',')", label(o)));
+    }
     switch (k.kind) {
       case ValueKind::mib_min20: return mib(o, 20);
       case ValueKind::mib_positive: return mib(o, 1);
@@ -311,6 +317,33 @@ class Checker {
         return;
       }
     }
+  }
+
+  // `a:1;b:2` or `a:1 b:2` (the 1.13 parser split on spaces): the option
+  // rewritten with commas, when every part starts with a known key.
+  std::optional<std::string> wrong_separator(const AllocOption& o) const {
+    std::string_view raw = text_.substr(o.range.begin, o.range.end - o.range.begin);
+    std::vector<std::size_t> starts{0};
+    for (std::size_t i = 1; i < raw.size(); ++i) {
+      if (!(raw[i - 1] == ';' || space(raw[i - 1])) || raw[i] == ';' || space(raw[i])) continue;
+      for (const auto& k : kKeys) {
+        if (!raw.substr(i).starts_with(k.name)) continue;
+        auto after = raw.find_first_not_of(" \t", i + k.name.size());
+        if (after != std::string_view::npos && raw[after] == ':') starts.push_back(i);
+        break;
+      }
+    }
+    if (starts.size() < 2) return std::nullopt;
+    std::string out;
+    for (std::size_t n = 0; n < starts.size(); ++n) {
+      std::size_t end = n + 1 < starts.size() ? starts[n + 1] : raw.size();
+      std::string_view part = raw.substr(starts[n], end - starts[n]);
+      while (!part.empty() && (part.back() == ';' || space(part.back()))) part.remove_suffix(1);
+      if (part.find(';') != std::string_view::npos) return std::nullopt;
+      if (n) out += ',';
+      out += part;
+    }
+    return out;
   }
 
   void mib(const AllocOption& o, std::uint64_t min) {

@@ -154,6 +154,14 @@ TEST_CASE("alloc_conf: malformed entries", "[alloc_conf]") {
   REQUIRE(e.replacement);
   CHECK(*e.replacement == ":");
   CHECK(at(eq, e.fix_range) == "=");
+  // `;` or spaces between options.
+  std::string_view semi = "expandable_segments:True;max_split_size_mb:128";
+  auto sp = only_problem(parse_alloc_conf(semi));
+  CHECK(sp.message == "expandable_segments:True;max_split_size_mb:128: options are separated by ',' (PyTorch reads this as one malformed value)");
+  CHECK(*sp.replacement == "expandable_segments:True,max_split_size_mb:128");
+  CHECK(at(semi, sp.fix_range) == semi);
+  std::string_view spaced = "garbage_collection_threshold:0.6 max_split_size_mb: 128";
+  CHECK(*only_problem(parse_alloc_conf(spaced)).replacement == "garbage_collection_threshold:0.6,max_split_size_mb: 128");
   // Two values in one option.
   CHECK(only_problem(parse_alloc_conf("max_split_size_mb:128:256")).message.find("malformed value") != std::string::npos);
 }
