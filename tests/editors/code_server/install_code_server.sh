@@ -28,7 +28,7 @@ fi
 
 mkdir -p "$dest"
 [ -f "$dest/package.json" ] || echo '{"name":"oomlens-code-server-cache","private":true}' >"$dest/package.json"
-echo "install_code_server: installing code-server@$version into $dest (about 75 s)" >&2
+echo "install_code_server: installing code-server@$version into $dest (a few minutes: about 300 MB from the npm registry)" >&2
 (
   cd "$dest"
   # unsafe_perm: code-server's postinstall refuses to run as root without it.

@@ -66,6 +66,11 @@ fs.mkdirSync(path.join(workspace, "seg3d"));
 fs.writeFileSync(path.join(workspace, "seg3d", "train.py"), "import torch\n\n\ndef main():\n    model = torch.nn.Linear(8, 8).cuda()\n\n\nif __name__ == \"__main__\":\n    main()\n");
 const snapshotName = "fragmentation_p4.pickle";
 fs.copyFileSync(path.join(repo, "fixtures/snapshots", snapshotName), path.join(workspace, snapshotName));
+// A traceback pasted into notes: not a log the server watches, so a diagnosed
+// selection gets its own diagnostics.
+const notesName = "notes.md";
+fs.writeFileSync(path.join(workspace, notesName), "# Friday's run\n\nIt died with:\n\n" + fs.readFileSync(path.join(repo, "fixtures/logs", logName), "utf8").split("\n").slice(7).join("\n") + "\nTODO: look at this.\n");
+const notesUri = pathToFileURL(path.join(workspace, notesName)).toString();
 const trainUri = pathToFileURL(path.join(workspace, "seg3d", "train.py")).toString();
 const logUri = pathToFileURL(path.join(workspace, logName)).toString();
 const scriptUri = pathToFileURL(path.join(workspace, scriptName)).toString();
@@ -293,6 +298,16 @@ try {
     await page.waitForTimeout(1500);
     await shot("code-server-snapshot.png");
   }
+
+  // 3d. Diagnose Selection in a document the server does not analyse: the selection gets diagnostics.
+  await openFile(notesName);
+  await page.locator(".editor-instance .monaco-editor").first().click();
+  await goToLine(5);
+  await page.keyboard.press("Shift+Control+End");
+  await runCommand("oomlens: Diagnose Selection");
+  const notesDiag = await waitFor("diagnostics on the selection", () => readState().diagnostics[notesUri]?.find((d) => d.code === "OOM101"), 20000).catch(() => undefined);
+  // The log's line 31 is the OOM; notes.md holds log lines 8.. from its line 5, so it is line 28.
+  check("a diagnosed selection in notes.md gets an OOM101 diagnostic at the OOM line", notesDiag?.line === 27, notesDiag ? `line ${notesDiag.line + 1}` : "none");
 
   // 4. Watched terminals: a command that ends with a GPU OOM gets a notification.
   await runCommand("Terminal: Create New Terminal");
