@@ -124,7 +124,7 @@ export class OomlensExtension implements vscode.Disposable {
       await this.client.start();
       this.testState.event(`server-started:${(this.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []).join(",")}`);
     } catch (err) {
-      const message = `The oomlens server (${binary}) did not start: ${err instanceof Error ? err.message : String(err)}. Check the "oomlens.path" setting.`;
+      const message = `The oomlens server (${binary}) did not start (${err instanceof Error ? err.message : String(err)}); what it printed is in the oomlens output. Check the "oomlens.path" setting, then run "oomlens: Restart Server".`;
       this.output.appendLine(`[oomlens] ${message}`);
       void this.showSetupError(message);
     }

@@ -189,6 +189,55 @@ async function applyQuickFix(text) {
   await page.keyboard.press("Enter");
 }
 
+/** Starts code-server on a free port and opens the workspace in a fresh Chromium page. */
+async function openSession(logFile) {
+  const port = await freePort();
+  log(`starting code-server on 127.0.0.1:${port}`);
+  server = spawn(
+    codeServer,
+    [
+      "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+      "--disable-workspace-trust", "--extensions-dir", extensions, "--user-data-dir", userData, "--config", config, workspace,
+    ],
+    { env: { ...process.env, OOMLENS_VSCODE_TEST_STATE: statePath, PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const serverLog = fs.createWriteStream(path.join(artifacts, logFile));
+  server.stdout.pipe(serverLog);
+  server.stderr.pipe(serverLog);
+  await waitFor(
+    "code-server to listen",
+    () => new Promise((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => { s.destroy(); resolve(true); });
+      s.on("error", () => resolve(false));
+    }),
+    60000,
+  );
+  context = await chromium.launchPersistentContext(browserProfile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    // The terminal's selection reaches the extension through the clipboard.
+    permissions: ["clipboard-read", "clipboard-write"],
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  log("workbench visible");
+}
+
+async function closeSession() {
+  await context?.close().catch(() => undefined);
+  context = undefined;
+  page = undefined;
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  }
+  server = undefined;
+}
+
 let exitCode = 1;
 try {
   const binary = path.join(extensions, "oomlens.oomlens-0.1.0-linux-x64", "bin", "oomlens");
@@ -202,40 +251,7 @@ try {
   const installedBinary = fs.readdirSync(extensions).map((d) => path.join(extensions, d, "bin", "oomlens")).find((f) => fs.existsSync(f));
   check("the .vsix bundles the oomlens binary", Boolean(installedBinary), installedBinary ?? binary);
 
-  const port = await freePort();
-  log(`starting code-server on 127.0.0.1:${port}`);
-  server = spawn(
-    codeServer,
-    [
-      "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
-      "--disable-workspace-trust", "--extensions-dir", extensions, "--user-data-dir", userData, "--config", config, workspace,
-    ],
-    { env: { ...process.env, OOMLENS_VSCODE_TEST_STATE: statePath, PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const serverLog = fs.createWriteStream(path.join(artifacts, "code-server.log"));
-  server.stdout.pipe(serverLog);
-  server.stderr.pipe(serverLog);
-  await waitFor(
-    "code-server to listen",
-    () => new Promise((resolve) => {
-      const s = net.connect(port, "127.0.0.1", () => { s.destroy(); resolve(true); });
-      s.on("error", () => resolve(false));
-    }),
-    60000,
-  );
-
-  context = await chromium.launchPersistentContext(browserProfile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1600, height: 1000 },
-    // The terminal's selection reaches the extension through the clipboard.
-    permissions: ["clipboard-read", "clipboard-write"],
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-  log("workbench visible");
+  await openSession("code-server.log");
 
   // 1. The log's diagnostics reach the extension and the Problems panel.
   await openFile(logName);
@@ -371,6 +387,19 @@ try {
     await shot("code-server-python.png");
   }
   await shot("code-server.png");
+
+  // 6. A second session with a binary that crashes at once: a clear message naming oomlens.path.
+  await closeSession();
+  const crasher = path.join(tmp, "crashing-oomlens");
+  fs.writeFileSync(crasher, "#!/bin/sh\necho 'oomlens: simulated crash' >&2\nexit 3\n", { mode: 0o755 });
+  const settingsFile = path.join(userData, "User", "settings.json");
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(settingsFile, "utf8")), "oomlens.path": crasher }, null, 1));
+  await openSession("code-server-crash.log");
+  const crashToast = page.locator(".notifications-toasts .notification-toast", { hasText: "oomlens.path" }).first();
+  const crashShown = await crashToast.waitFor({ timeout: 45000 }).then(() => true, () => false);
+  const toasts = (await page.locator(".notifications-toasts .notification-toast").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+  check("a crashing binary gets a message naming oomlens.path", crashShown, toasts.join(" | ").slice(0, 400));
+  await shot("code-server-crash.png");
   exitCode = results.every((r) => r.ok) ? 0 : 1;
 } catch (err) {
   log(`error: ${err instanceof Error ? err.stack : String(err)}`);
@@ -378,11 +407,7 @@ try {
   exitCode = 1;
 } finally {
   fs.writeFileSync(path.join(artifacts, "code-server-results.json"), JSON.stringify({ results, state: readState() }, null, 1));
-  await context?.close().catch(() => undefined);
-  if (server && server.exitCode === null) {
-    server.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await closeSession();
   fs.rmSync(tmp, { recursive: true, force: true });
   const passed = results.filter((r) => r.ok).length;
   log(`${passed}/${results.length} checks passed`);
