@@ -8,19 +8,27 @@
 namespace oomlens::analyzer::config {
 namespace {
 
+struct JMember;
+
 struct JValue {
   enum class Kind { object, array, string, other } kind = Kind::other;
   std::size_t begin = 0, end = 0;
-  python::StringLiteral text;  // kind string
-  std::vector<std::pair<JValue, JValue>> members;
-  std::vector<JValue> items;
+  python::StringLiteral text;    // kind string
+  std::vector<JMember> members;  // kind object (vector allows the incomplete type)
+  std::vector<JValue> items;     // kind array
 
-  const JValue* member(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k.text.value == key) return &v;
-    return nullptr;
-  }
+  const JValue* member(std::string_view key) const;
 };
+
+struct JMember {
+  JValue key, value;
+};
+
+const JValue* JValue::member(std::string_view key) const {
+  for (const auto& m : members)
+    if (m.key.text.value == key) return &m.value;
+  return nullptr;
+}
 
 class Reader {
  public:
@@ -83,7 +91,7 @@ class Reader {
         ++i_;
         auto val = value(depth + 1);
         if (!val) return std::nullopt;
-        v.members.emplace_back(std::move(*key), std::move(*val));
+        v.members.push_back({std::move(*key), std::move(*val)});
       } else {
         auto val = value(depth + 1);
         if (!val) return std::nullopt;
@@ -179,13 +187,13 @@ LaunchFile parse_launch_json(std::string_view text) {
     LaunchConfiguration lc;
     lc.begin = c.begin;
     lc.end = c.end;
-    if (!c.members.empty()) lc.first_member = c.members.front().first.begin;
+    if (!c.members.empty()) lc.first_member = c.members.front().key.begin;
     if (const JValue* t = c.member("type"); t && t->kind == JValue::Kind::string) lc.type = t->text.value;
     if (const JValue* n = c.member("name"); n && n->kind == JValue::Kind::string) lc.name = n->text.value;
     if (const JValue* env = c.member("env"); env && env->kind == JValue::Kind::object) {
       lc.env = std::pair{env->begin, env->end};
-      if (!env->members.empty()) lc.env_first_member = env->members.front().first.begin;
-      for (const auto& [k, v] : env->members) {
+      if (!env->members.empty()) lc.env_first_member = env->members.front().key.begin;
+      for (const auto& [k, v] : env->members) {  // key, value
         if (v.kind != JValue::Kind::string) continue;
         EnvAssignment a;
         a.name = k.text.value;
