@@ -116,6 +116,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // `-`/`_`; else the unique nearest within two edits; else the unique key the
 // word is a long prefix of (`max_split_size` for `max_split_size_mb`).
 std::optional<std::string_view> suggest_key(std::string_view key) {
+  if (key.size() > 64) return std::nullopt;  // no key is that long; keeps the distance table small
   std::string norm = lower(key);
   std::replace(norm.begin(), norm.end(), '-', '_');
   for (const auto& k : kKeys)
@@ -177,9 +178,10 @@ std::vector<Entry> split_entries(std::string_view text) {
   return out;
 }
 
-// The first `:` outside brackets within [b, e).
-std::optional<std::size_t> find_colon(std::string_view text, std::size_t b, std::size_t e) {
-  auto kind = brackets(text);
+// The first `:` outside brackets within [b, e); `kind` is brackets(text),
+// computed once per value (a long value must not cost quadratic time).
+std::optional<std::size_t> find_colon(std::string_view text, const std::vector<int>& kind, std::size_t b,
+                                      std::size_t e) {
   int depth = 0;
   for (std::size_t i = b; i < e; ++i) {
     depth += kind[i];
@@ -190,7 +192,7 @@ std::optional<std::size_t> find_colon(std::string_view text, std::size_t b, std:
 
 class Checker {
  public:
-  Checker(std::string_view text, const AllocConfContext& ctx) : text_(text), ctx_(ctx) {}
+  Checker(std::string_view text, const AllocConfContext& ctx) : text_(text), ctx_(ctx), kind_(brackets(text)) {}
 
   AllocConf run() {
     auto entries = split_entries(text_);
@@ -208,8 +210,10 @@ class Checker {
         problems_.push_back(std::move(p));
         continue;
       }
+      std::size_t before = problems_.size();
       entry(e);
       entry_index_.push_back(i);
+      flawed_.push_back(problems_.size() > before);
     }
     entries_ = std::move(entries);
     cross_checks();
@@ -231,7 +235,7 @@ class Checker {
   void entry(const Entry& e) {
     AllocOption o;
     o.range = e.trimmed;
-    auto colon = find_colon(text_, e.trimmed.begin, e.trimmed.end);
+    auto colon = find_colon(text_, kind_, e.trimmed.begin, e.trimmed.end);
     if (!colon) {
       o.key_range = o.range;
       o.key = strip_spaces(text_.substr(o.range.begin, o.range.end - o.range.begin));
@@ -421,11 +425,8 @@ class Checker {
     }
   }
 
-  bool has_problem(const AllocOption& o) const {
-    for (const auto& p : problems_)
-      if (o.range.begin <= p.range.begin && p.range.end <= o.range.end) return true;
-    return false;
-  }
+  // Whether the option's own reading found a problem (set by entry()).
+  bool has_problem(const AllocOption& o) const { return flawed_[static_cast<std::size_t>(&o - options_.data())]; }
 
   // The bytes that removing option `i` deletes, with one neighbouring comma.
   ConfRange removal(std::size_t i) const {
@@ -491,10 +492,12 @@ class Checker {
 
   std::string_view text_;
   AllocConfContext ctx_;
+  std::vector<int> kind_;
   std::vector<AllocOption> options_;
   std::vector<AllocConfProblem> problems_;
   std::vector<Entry> entries_;
   std::vector<std::size_t> entry_index_;  // options_[i] came from entries_[entry_index_[i]]
+  std::vector<bool> flawed_;              // options_[i] has a problem of its own
 };
 
 }  // namespace
@@ -521,9 +524,10 @@ std::string merge_alloc_conf(std::string_view existing, std::string_view option)
   };
   std::vector<Edit> edits;
   bool present = false;
+  auto kind = brackets(existing);
   for (const Entry& e : split_entries(existing)) {
     if (e.trimmed.begin == e.trimmed.end) continue;
-    auto c = find_colon(existing, e.trimmed.begin, e.trimmed.end);
+    auto c = find_colon(existing, kind, e.trimmed.begin, e.trimmed.end);
     std::size_t key_end = c ? *c : e.trimmed.end;
     if (strip_spaces(existing.substr(e.trimmed.begin, key_end - e.trimmed.begin)) != key) continue;
     present = true;

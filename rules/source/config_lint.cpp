@@ -26,15 +26,20 @@ class LineIndex {
     auto it = std::upper_bound(starts_.begin(), starts_.end(), byte);
     std::uint32_t line = static_cast<std::uint32_t>(it - starts_.begin());
     std::uint32_t start = starts_[line - 1];
-    std::uint32_t column = 1;
-    for (std::uint32_t i = start; i < byte && i < text_.size(); ++i)
+    // Counting resumes from the previous point on the same line: many
+    // diagnostics on one long line (a huge value) stay linear.
+    std::uint32_t from = start, column = 1;
+    if (last_line_ == line && last_byte_ <= byte) from = last_byte_, column = last_column_;
+    for (std::uint32_t i = from; i < byte && i < text_.size(); ++i)
       if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;  // count code points
+    last_line_ = line, last_byte_ = byte, last_column_ = column;
     return {line, column, byte - start + 1};
   }
 
  private:
   std::string_view text_;
   std::vector<std::uint32_t> starts_;
+  mutable std::uint32_t last_line_ = 0, last_byte_ = 0, last_column_ = 1;
 };
 
 std::string_view file_name(std::string_view path) {

@@ -75,18 +75,21 @@ bool is_environ(const Script& s, Node n) {
 // Assignments to os.environ[...], and every dict display with an allocator
 // variable as a key: os.environ.update({...}), os.environ |= {...},
 // subprocess.run(env={**os.environ, "X": ...}).
-void from_tree(const Script& s, Node n, std::vector<Found>& out) {
-  if (n.is("assignment")) {
-    Node left = n.field("left"), right = n.field("right");
-    if (left && left.is("subscript") && is_environ(s, left.field("value"))) {
-      auto k = literal(s, left.field("subscript"));
-      auto v = literal(s, right);
-      if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
+void from_tree(const Script& s, std::vector<Found>& out) {
+  // Node::walk: one cursor, linear in the tree, no recursion on deep nesting.
+  s.root().walk([&](Node n) {
+    if (n.is("assignment")) {
+      Node left = n.field("left"), right = n.field("right");
+      if (left && left.is("subscript") && is_environ(s, left.field("value"))) {
+        auto k = literal(s, left.field("subscript"));
+        auto v = literal(s, right);
+        if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
+      }
+    } else if (n.is("dictionary")) {
+      from_dict(s, n, out);
     }
-  } else if (n.is("dictionary")) {
-    from_dict(s, n, out);
-  }
-  for (std::uint32_t i = 0; i < n.child_count(); ++i) from_tree(s, n.child(i), out);
+    return true;
+  });
 }
 
 // The runtime entry points that re-run the same parser on their argument.
@@ -125,7 +128,7 @@ void from_calls(const Script& s, std::vector<Found>& out) {
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   std::vector<Found> found;
-  from_tree(s, s.root(), found);
+  from_tree(s, found);
   from_calls(s, found);
   for (const auto& f : found)
     check_alloc_conf_value(f.variable, f.value, [&s](std::uint32_t b) { return s.point(b); }, !s.has_errors(), {}, out);

@@ -258,6 +258,14 @@ TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invali
   CHECK(lint_config_file(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=\"$X,bogus:1\"\n").empty());
   // Other variables are not read.
   CHECK(lint_config_file(ConfigFileKind::dotenv, "OTHER=bogus:1\n").empty());
+  // Columns count code points, for several diagnostics on one line.
+  auto cols = lint_config_file(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF='é:1,ü:2' PYTORCH_ALLOC_CONF='z:1'\n");
+  REQUIRE(cols.size() == 3);
+  CHECK(cols[0].start.column == 33);
+  CHECK(cols[1].start.column == 37);
+  CHECK(cols[1].start.byte_column == 38);
+  CHECK(cols[2].start.column == 62);
+  CHECK(cols[2].start.byte_column == 64);
 }
 
 // --- Action A on configuration files: set_alloc_conf_in_config
