@@ -5,7 +5,10 @@
 // each problem sits on the exact characters of its option in the literal.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "analyzer/alloc_conf.hpp"
+#include "rules/source/alloc_conf_assignments.hpp"
 #include "rules/source/config_lint.hpp"
 #include "rules/source/source_rules.hpp"
 
@@ -43,54 +46,10 @@ Severity severity_of(analyzer::ConfSeverity s) {
   return s == analyzer::ConfSeverity::error ? Severity::error : Severity::warning;
 }
 
-// The literal behind an expression: parentheses are looked through.
-std::optional<StringLiteral> literal(const Script& s, Node n) {
-  while (n && n.is("parenthesized_expression") && n.named_children().size() == 1) n = n.named_children()[0];
-  if (!n || !(n.is("string") || n.is("concatenated_string"))) return std::nullopt;
-  auto lit = s.string_literal(n);
-  if (!lit || lit->is_bytes) return std::nullopt;
-  return lit;
-}
-
 struct Found {
   std::string variable;  // "" for a runtime setting (_set_allocator_settings)
   StringLiteral value;
 };
-
-// `"X": "v"` pairs of a dict display.
-void from_dict(const Script& s, Node dict, std::vector<Found>& out) {
-  for (Node pair : dict.named_children()) {
-    if (!pair.is("pair")) continue;
-    auto k = literal(s, pair.field("key"));
-    auto v = literal(s, pair.field("value"));
-    if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
-  }
-}
-
-bool is_environ(const Script& s, Node n) {
-  auto q = n ? s.qualified_name(n) : std::nullopt;
-  return q && *q == "os.environ";
-}
-
-// Assignments to os.environ[...], and every dict display with an allocator
-// variable as a key: os.environ.update({...}), os.environ |= {...},
-// subprocess.run(env={**os.environ, "X": ...}).
-void from_tree(const Script& s, std::vector<Found>& out) {
-  // Node::walk: one cursor, linear in the tree, no recursion on deep nesting.
-  s.root().walk([&](Node n) {
-    if (n.is("assignment")) {
-      Node left = n.field("left"), right = n.field("right");
-      if (left && left.is("subscript") && is_environ(s, left.field("value"))) {
-        auto k = literal(s, left.field("subscript"));
-        auto v = literal(s, right);
-        if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
-      }
-    } else if (n.is("dictionary")) {
-      from_dict(s, n, out);
-    }
-    return true;
-  });
-}
 
 // The runtime entry points that re-run the same parser on their argument.
 bool runtime_setter(std::string_view q) {
@@ -98,39 +57,49 @@ bool runtime_setter(std::string_view q) {
          q == "torch._C._cuda_cudaCachingAllocator_set_allocator_settings";
 }
 
-void from_calls(const Script& s, std::vector<Found>& out) {
+// Every constant value of an allocator variable the script writes: the
+// assignments to its own environment (alloc_conf_assignments), and beyond
+// them any dict display or dict(...) call keyed by one of the variables
+// (subprocess.run(env={**os.environ, "X": ...}), dict(os.environ, X=...)),
+// and the runtime setters' argument.
+std::vector<Found> values_set(const Script& s) {
+  std::vector<Found> found;
+  std::set<std::uint32_t> seen;  // value starts already found
+  for (auto& a : alloc_conf_assignments(s))
+    if (a.literal) {
+      seen.insert(a.value.start_byte());
+      found.push_back({a.variable, std::move(*a.literal)});
+    }
+  auto add = [&](std::string name, Node value) {
+    if (!analyzer::is_alloc_conf_variable(name) || !value || seen.count(value.start_byte())) return;
+    if (auto v = string_value(s, value)) {
+      seen.insert(value.start_byte());
+      found.push_back({std::move(name), std::move(*v)});
+    }
+  };
+  s.root().walk([&](Node n) {  // one cursor, linear, no recursion on deep nesting
+    if (n.is("dictionary"))
+      for (Node pair : n.named_children())
+        if (pair.is("pair"))
+          if (auto k = string_value(s, pair.field("key"))) add(k->value, pair.field("value"));
+    return true;
+  });
   for (const auto& call : s.calls()) {
     Node args = call.node.field("arguments");
     if (!args) continue;
     auto list = args.named_children();
-    std::string q = call.qualified_name ? *call.qualified_name : std::string();
-    bool dict_call = !call.qualified_name && call.callee.is("identifier") && s.text(call.callee) == "dict";
-    if (q == "os.environ.update" || dict_call) {  // update(X="..."), dict(os.environ, X="...")
+    if (!call.qualified_name && call.callee.is("identifier") && s.text(call.callee) == "dict") {
       for (Node a : list)
-        if (a.is("keyword_argument")) {
-          std::string name(s.text(a.field("name")));
-          auto v = literal(s, a.field("value"));
-          if (v && analyzer::is_alloc_conf_variable(name)) out.push_back({name, std::move(*v)});
-        }
-      continue;
+        if (a.is("keyword_argument")) add(std::string(s.text(a.field("name"))), a.field("value"));
+    } else if (call.qualified_name && runtime_setter(*call.qualified_name) && !list.empty()) {
+      if (auto v = string_value(s, list[0])) found.push_back({"", std::move(*v)});
     }
-    if (runtime_setter(q)) {
-      if (auto v = list.empty() ? std::nullopt : literal(s, list[0])) out.push_back({"", std::move(*v)});
-      continue;
-    }
-    if (q != "os.environ.setdefault" && q != "os.putenv") continue;
-    if (list.size() < 2) continue;
-    auto k = literal(s, list[0]);
-    auto v = literal(s, list[1]);
-    if (k && v && analyzer::is_alloc_conf_variable(k->value)) out.push_back({k->value, std::move(*v)});
   }
+  return found;
 }
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
-  std::vector<Found> found;
-  from_tree(s, found);
-  from_calls(s, found);
-  for (const auto& f : found)
+  for (const auto& f : values_set(s))
     check_alloc_conf_value(f.variable, f.value, [&s](std::uint32_t b) { return s.point(b); }, !s.has_errors(), {}, out);
 }
 
