@@ -135,6 +135,8 @@ bool is_distributed(const Script& s) {
   for_each_node(s.root(), [&](Node node) {
     if (reads_rank) return false;
     if (!node.is("string")) return true;
+    // Decoding every string of a long script costs; only one naming RANK can match.
+    if (s.text(node).find("RANK") == std::string_view::npos) return false;
     auto literal = s.string_literal(node);
     reads_rank = literal && (literal->value == "RANK" || literal->value == "LOCAL_RANK");
     return false;
