@@ -13,15 +13,25 @@ if ! dpkg-query -W -f='${Status}' clang libclang-rt-14-dev 2>/dev/null | grep -c
 fi
 cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DOOMLENS_FUZZ=ON -DOOMLENS_TESTS=OFF >/dev/null
-cmake --build "$root/build-fuzz" --target log_analyzer_fuzzer lsp_message_fuzzer snapshot_fuzzer
+cmake --build "$root/build-fuzz" --target log_analyzer_fuzzer lsp_message_fuzzer snapshot_fuzzer source_rules_fuzzer
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
-mkdir -p "$corpus/logs" "$corpus/lsp" "$corpus/snapshots"
+mkdir -p "$corpus/logs" "$corpus/lsp" "$corpus/snapshots" "$corpus/source"
 cp "$root"/fixtures/snapshots/*.pickle "$corpus/snapshots/"
 cp "$root"/fixtures/logs/*.log "$corpus/logs/"
+# Source seeds: the first byte picks the kind (0 script, 1 shell, 2 .env, 3 launch.json).
+i=0
+for f in "$root"/fixtures/scripts/*.py "$root"/fixtures/scripts/*/*.py; do
+  { printf '\000'; cat "$f"; } >"$corpus/source/py$((i++))"
+done
+for f in $(find "$root/fixtures/config" -type f); do
+  case $f in *.sh) k='\001' ;; *.json) k='\003' ;; *) k='\002' ;; esac
+  { printf "$k"; cat "$f"; } >"$corpus/source/cfg$((i++))"
+done
 printf 'Content-Length: 59\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}' >"$corpus/lsp/seed"
 status=0
 "$root/build-fuzz/fuzz/log_analyzer_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 "$corpus/logs" || status=1
 "$root/build-fuzz/fuzz/lsp_message_fuzzer" -max_total_time="$seconds" -max_len=16384 -timeout=10 "$corpus/lsp" || status=1
 "$root/build-fuzz/fuzz/snapshot_fuzzer" -max_total_time="$seconds" -max_len=262144 -timeout=10 "$corpus/snapshots" || status=1
+"$root/build-fuzz/fuzz/source_rules_fuzzer" -max_total_time="$seconds" -max_len=16384 -timeout=10 "$corpus/source" || status=1
 exit $status

@@ -1,5 +1,5 @@
 -- A real editor as the client: Neovim's built-in LSP client (Debian neovim
--- 0.7.2) drives `oomlens lsp` on a fixture log. Run by neovim_test.sh:
+-- 0.7.2) drives `oomlens lsp` on a fixture log and a training script. Run by neovim_test.sh:
 --
 --   OOMLENS=build/oomlens OOMLENS_LOG=/tmp/x/train.log \
 --     nvim --headless -u NONE -i NONE -n -c 'luafile tests/editors/neovim_lsp_test.lua'
@@ -137,7 +137,63 @@ local ok, err = pcall(function()
   end
   summary.after_edits = vim.tbl_map(function(x) return x.lnum end, oom_diagnostics())
 
-  -- 5. Shutdown and exit as Neovim does it: the server exits with 0.
+  -- 5. A training script: OOM301 arrives, its quick fix is a versioned
+  -- workspace edit that Neovim applies, and the buffer then equals the
+  -- fixture's .fixed.py; the diagnostic goes away.
+  local script = assert(os.getenv('OOMLENS_SCRIPT'), 'OOMLENS_SCRIPT is not set')
+  local fixed = vim.fn.readfile(assert(os.getenv('OOMLENS_SCRIPT_FIXED'), 'OOMLENS_SCRIPT_FIXED is not set'))
+  vim.cmd('edit ' .. vim.fn.fnameescape(script))
+  local pybuf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(pybuf, client_id)
+  local function script_diagnostics()
+    local found = {}
+    for _, x in ipairs(vim.diagnostic.get(pybuf)) do
+      local lsp = (x.user_data or {}).lsp or {}
+      if (x.code or lsp.code) == 'OOM301' then table.insert(found, x) end
+    end
+    return found
+  end
+  if not vim.wait(10000, function() return #script_diagnostics() == 1 end, 50) then
+    fail('no OOM301 diagnostic on the script within 10 s')
+  else
+    local sd = script_diagnostics()[1]
+    summary.script_diagnostic = { lnum = sd.lnum, col = sd.col, message = sd.message }
+    local sresponses = vim.lsp.buf_request_sync(pybuf, 'textDocument/codeAction', {
+      textDocument = { uri = vim.uri_from_bufnr(pybuf) },
+      range = { start = { line = sd.lnum, character = sd.col }, ['end'] = { line = sd.lnum, character = sd.col } },
+      context = { diagnostics = { sd.user_data.lsp } },
+    }, 5000)
+    local applied = false
+    for _, response in pairs(sresponses or {}) do
+      for _, action in ipairs(response.result or {}) do
+        if action.kind == 'quickfix' then
+          -- Neovim declares resolveSupport for `edit`: the server leaves it
+          -- out, and the client resolves it before applying, as here.
+          if not action.edit then
+            local resolved = vim.lsp.buf_request_sync(pybuf, 'codeAction/resolve', action, 5000)
+            for _, r in pairs(resolved or {}) do
+              if r.error then fail('codeAction/resolve error: ' .. vim.inspect(r.error)) end
+              if r.result then action = r.result end
+            end
+          end
+          if action.edit then
+            summary.script_fix = action.title
+            vim.lsp.util.apply_workspace_edit(action.edit, 'utf-16')
+            applied = true
+          end
+        end
+      end
+    end
+    if not applied then fail('no quick fix with an edit for OOM301') end
+    if not vim.deep_equal(vim.api.nvim_buf_get_lines(pybuf, 0, -1, false), fixed) then
+      fail('the fixed buffer differs from the .fixed.py fixture')
+    end
+    if not vim.wait(10000, function() return #script_diagnostics() == 0 end, 50) then
+      fail('OOM301 stayed after its fix was applied')
+    end
+  end
+
+  -- 6. Shutdown and exit as Neovim does it: the server exits with 0.
   vim.lsp.stop_client(client_id)
   if not vim.wait(5000, function() return exit_code ~= nil end, 50) then
     fail('the server did not exit after shutdown/exit')

@@ -28,8 +28,10 @@ trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state"
 # The log is edited in the buffer (never saved); a copy keeps the fixture safe anyway.
 cp "$fixtures/logs/pytorch26_fragmentation.log" "$tmp/train.log"
+cp "$fixtures/scripts/empty_cache_in_loop.py" "$tmp/train.py"
 
-OOMLENS="$oomlens" OOMLENS_LOG="$tmp/train.log" \
+OOMLENS="$oomlens" OOMLENS_LOG="$tmp/train.log" OOMLENS_SCRIPT="$tmp/train.py" \
+  OOMLENS_SCRIPT_FIXED="$fixtures/scripts/empty_cache_in_loop.fixed.py" \
   timeout 60 nvim --headless -u NONE -i NONE -n -c "luafile $here/neovim_lsp_test.lua" \
   >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
 status=$?
