@@ -128,7 +128,7 @@ std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot&
   a->encoding = encoding;
   a->options = settings.rules;
   if (doc->kind == DocumentKind::python || doc->kind == DocumentKind::config) {
-    analyze_source(*a, previous.get());
+    analyze_source(*a, previous.get(), cancelled);
     return a;
   }
   if (doc->kind != DocumentKind::log) return a;

@@ -230,7 +230,18 @@ json verify_actions(const DocumentAnalysis& a) {
 
 }  // namespace
 
-void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous) {
+void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled) {
+  if (a.doc->text.size() > kMaxSourceBytes) {
+    // A generated module of this size is no training script; parsing it on
+    // every keystroke would only stall the editor. `oomlens lint` reads it.
+    a.diagnostics.push_back({{"range", range_json(Range{})},
+                             {"severity", 3},
+                             {"source", "oomlens"},
+                             {"message", fmt::format("oomlens does not check files over {} MiB in the editor; run "
+                                                     "`oomlens lint` on it", kMaxSourceBytes >> 20)},
+                             {"data", {{"oomlens", "too-large"}, {"version", a.doc->version}}}});
+    return;
+  }
   if (a.doc->kind == DocumentKind::config) {
     a.config_kind = rules::config_file_kind(a.doc->uri);
     if (!a.config_kind) a.config_kind = a.doc->language_id == "dotenv" ? rules::ConfigFileKind::dotenv : rules::ConfigFileKind::shell;
@@ -241,6 +252,10 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous) {
   }
   const analyzer::python::Script* before = previous && previous->script ? previous->script.get() : nullptr;
   a.script = std::make_shared<const analyzer::python::Script>(analyzer::python::parse_script(a.doc->text, before));
+  if (cancelled.load(std::memory_order_relaxed)) {  // typed over already: the rules would be wasted
+    a.cancelled = true;
+    return;
+  }
   a.source_diagnostics = rules::lint_script(*a.script);
   if (a.script->has_errors()) a.diagnostics.push_back(syntax_error_diagnostic(a));
   for (std::size_t i = 0; i < a.source_diagnostics.size(); ++i)

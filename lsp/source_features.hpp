@@ -17,7 +17,10 @@ namespace oomlens::lsp {
 // A script: parses it (incrementally from `previous` when it holds an
 // earlier script of the same document) and fills script; a configuration
 // file: fills config_kind. Then source_diagnostics and diagnostics.
-void analyze_source(DocumentAnalysis& analysis, const DocumentAnalysis* previous);
+// Files over kMaxSourceBytes get one note instead; an analysis superseded
+// after the parse stops there (cancelled).
+void analyze_source(DocumentAnalysis& analysis, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled);
+inline constexpr std::size_t kMaxSourceBytes = 16u << 20;
 
 // Whether the analysis is of a script or configuration file (these features),
 // rather than of a log.

@@ -1614,5 +1614,18 @@ def python_verify_actions_run_with_and_without_the_setting(ctx: Ctx):
         "env -u PYTORCH_CUDA_ALLOC_CONF python '/w/my train.py'"], "with and without the setting")
 
 
+@case
+def python_too_large_for_the_editor_gets_one_note(ctx: Ctx):
+    s = ctx.started(pull=True)
+    uri = "file:///w/generated.py"
+    open_doc(s, uri, "x = 1\n" * (3 * 1024 * 1024), language="python")  # 18 MiB
+    items = pull(s, uri)["items"]
+    eq(len(items), 1, "one note")
+    check("oomlens lint" in items[0]["message"] and items[0]["severity"] == 3, f"the note: {items[0]}")
+    params = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 0),
+              "context": {"diagnostics": [], "only": ["source.oomlens.setAllocatorConf"]}}
+    eq(s.call_ok("textDocument/codeAction", params), [], "no actions on a file that was not analysed")
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
