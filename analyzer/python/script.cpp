@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "analyzer/python/names.hpp"
@@ -9,6 +11,14 @@
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace oomlens::analyzer::python {
+
+namespace detail {
+struct TypeIndex {
+  std::once_flag once;
+  // Keys are the grammar's own type strings (static, so views stay valid).
+  std::unordered_map<std::string_view, std::vector<Node>> by_type;
+};
+}  // namespace detail
 
 namespace {
 
@@ -93,6 +103,7 @@ TSInputEdit edit_between(const Script& before, const Script& after) {
 
 Script parse_script(std::string_view source, const Script* previous) {
   Script script;
+  script.types_ = std::make_unique<detail::TypeIndex>();
   script.source_ = std::string(source);
 
   script.line_starts_.push_back(0);
@@ -137,6 +148,18 @@ Script parse_script(std::string_view source, const Script* previous) {
     names.call_owners.push_back(names.owner_of_scope(scope));
   }
   return script;
+}
+
+const std::vector<Node>& Script::nodes_of_type(std::string_view type) const {
+  static const std::vector<Node> none;
+  std::call_once(types_->once, [this] {
+    root().walk([this](Node n) {
+      types_->by_type[n.type()].push_back(n);
+      return true;
+    });
+  });
+  auto it = types_->by_type.find(type);
+  return it == types_->by_type.end() ? none : it->second;
 }
 
 Node Script::root() const { return tree_ ? Node(ts_tree_root_node(tree_.get())) : Node(); }

@@ -27,6 +27,7 @@ namespace oomlens::analyzer::python {
 
 namespace detail {
 class NameIndex;
+struct TypeIndex;
 }
 
 struct SyntaxError {
@@ -141,6 +142,11 @@ class Script {
   std::string_view line_ending() const;
   // The smallest named node covering the range.
   Node node_at(ByteRange range) const;
+  // Every named node of a grammar type ("assignment", "string", "block"),
+  // in source order (outer before inner). Indexed on first use, with one walk
+  // of the tree for all types: rules that would each walk the whole tree for
+  // one kind of node ask here instead. Safe from several threads.
+  const std::vector<Node>& nodes_of_type(std::string_view type) const;
   // The node's parent, in constant time (Node::parent() walks down from the root).
   Node parent(Node node) const;
 
@@ -213,6 +219,7 @@ class Script {
   std::vector<std::uint32_t> line_starts_;
   std::vector<SyntaxError> errors_;
   std::unique_ptr<detail::NameIndex> names_;
+  std::unique_ptr<detail::TypeIndex> types_;  // filled on first use (nodes_of_type)
 };
 
 // Parses a script (UTF-8). Never throws for bad input: a script that does not

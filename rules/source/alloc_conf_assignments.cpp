@@ -47,19 +47,16 @@ void from_dict(const Script& s, Form form, Node dict, Node at, std::vector<Alloc
 }
 
 void from_assignments(const Script& s, std::vector<AllocConfAssignment>& out) {
-  s.root().walk([&](Node n) {
-    std::string_view type = n.type();
-    if (type == "assignment") {
-      Node left = n.field("left");
-      if (left && left.is("subscript") && is_environ(s, left.field("value")))
-        add(s, Form::subscript, left.field("subscript"), n.field("right"), n, true, out);
-    } else if (type == "augmented_assignment") {
-      Node right = n.field("right");
-      if (is_environ(s, n.field("left")) && right && right.is("dictionary") && s.text(n.field("operator")) == "|=")
-        from_dict(s, Form::merge_operator, right, n, out);
-    }
-    return true;
-  });
+  for (Node n : s.nodes_of_type("assignment")) {
+    Node left = n.field("left");
+    if (left && left.is("subscript") && is_environ(s, left.field("value")))
+      add(s, Form::subscript, left.field("subscript"), n.field("right"), n, true, out);
+  }
+  for (Node n : s.nodes_of_type("augmented_assignment")) {
+    Node right = n.field("right");
+    if (is_environ(s, n.field("left")) && right && right.is("dictionary") && s.text(n.field("operator")) == "|=")
+      from_dict(s, Form::merge_operator, right, n, out);
+  }
 }
 
 void from_calls(const Script& s, std::vector<AllocConfAssignment>& out) {

@@ -77,13 +77,10 @@ std::vector<Found> values_set(const Script& s) {
       found.push_back({std::move(name), std::move(*v)});
     }
   };
-  s.root().walk([&](Node n) {  // one cursor, linear, no recursion on deep nesting
-    if (n.is("dictionary"))
-      for (Node pair : n.named_children())
-        if (pair.is("pair"))
-          if (auto k = string_value(s, pair.field("key"))) add(k->value, pair.field("value"));
-    return true;
-  });
+  for (Node dict : s.nodes_of_type("dictionary"))
+    for (Node pair : dict.named_children())
+      if (pair.is("pair"))
+        if (auto k = string_value(s, pair.field("key"))) add(k->value, pair.field("value"));
   for (const auto& call : s.calls()) {
     Node args = call.node.field("arguments");
     if (!args) continue;

@@ -83,13 +83,9 @@ std::optional<std::string> block_unit(const Script& s, Node block) {
 
 std::string indent_unit(const Script& s, const Loop& loop) {
   if (auto unit = block_unit(s, loop.body)) return *unit;
-  std::optional<std::string> found;
-  for_each_node(s.root(), [&](Node node) {
-    if (found) return false;
-    if (node.is("block")) found = block_unit(s, node);
-    return !found;
-  });
-  return found.value_or("    ");  // PEP 8 when the file has no indented block
+  for (Node block : s.nodes_of_type("block"))
+    if (auto unit = block_unit(s, block)) return *unit;
+  return "    ";  // PEP 8 when the file has no indented block
 }
 
 // The name `module` is bound to where `at` runs: `t` after `import torch as t`.
@@ -131,17 +127,13 @@ bool is_distributed(const Script& s) {
     if (call.qualified_name && (distributed_module(*call.qualified_name) ||
                                 *call.qualified_name == "torch.nn.parallel.DistributedDataParallel"))
       return true;
-  bool reads_rank = false;
-  for_each_node(s.root(), [&](Node node) {
-    if (reads_rank) return false;
-    if (!node.is("string")) return true;
+  for (Node node : s.nodes_of_type("string")) {
     // Decoding every string of a long script costs; only one naming RANK can match.
-    if (s.text(node).find("RANK") == std::string_view::npos) return false;
+    if (s.text(node).find("RANK") == std::string_view::npos) continue;
     auto literal = s.string_literal(node);
-    reads_rank = literal && (literal->value == "RANK" || literal->value == "LOCAL_RANK");
-    return false;
-  });
-  return reads_rank;
+    if (literal && (literal->value == "RANK" || literal->value == "LOCAL_RANK")) return true;
+  }
+  return false;
 }
 
 // What the inserted code calls things, and the imports it needs.
@@ -255,21 +247,17 @@ std::vector<Call> recording_calls(const Script& s) {
 }
 
 bool saves_snapshot(const Script& s) {
-  bool found = false;
-  for_each_node(s.root(), [&](Node node) {
-    if (found) return false;
-    if (!node.is("attribute") && !node.is("identifier")) return true;
-    std::string_view text = s.text(node);
-    bool named = std::any_of(kSavers.begin(), kSavers.end(), [&](std::string_view saver) {
-      return text.ends_with(saver.substr(saver.rfind('.') + 1));
-    });
-    if (named) {
+  for (std::string_view type : {"attribute", "identifier"})
+    for (Node node : s.nodes_of_type(type)) {
+      std::string_view text = s.text(node);
+      bool named = std::any_of(kSavers.begin(), kSavers.end(), [&](std::string_view saver) {
+        return text.ends_with(saver.substr(saver.rfind('.') + 1));
+      });
+      if (!named) continue;
       auto qualified = s.qualified_name(node);
-      found = qualified && std::find(kSavers.begin(), kSavers.end(), *qualified) != kSavers.end();
+      if (qualified && std::find(kSavers.begin(), kSavers.end(), *qualified) != kSavers.end()) return true;
     }
-    return !found && node.is("attribute");
-  });
-  return found;
+  return false;
 }
 
 std::string snapshot_file(const Script& s) {
