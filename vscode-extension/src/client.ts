@@ -23,6 +23,11 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   ...LOG_SELECTOR,
   { scheme: "file", language: "python" },
   { scheme: "untitled", language: "python" },
+  // Files that set PYTORCH_CUDA_ALLOC_CONF for a run: the server checks the
+  // value (OOM303) and offers the set-allocator action there too.
+  { scheme: "file", language: "shellscript" },
+  { scheme: "file", pattern: "**/{.env,*.env}" },
+  { scheme: "file", pattern: "**/.vscode/launch.json" },
 ];
 
 export function serverSettings(config: vscode.WorkspaceConfiguration): Record<string, unknown> {
