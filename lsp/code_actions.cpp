@@ -3,6 +3,7 @@
 // in their command form.
 #include <fmt/format.h>
 
+#include "lsp/action_support.hpp"
 #include "lsp/document_analysis.hpp"
 
 namespace oomlens::lsp {
@@ -81,56 +82,10 @@ std::vector<ActionSpec> actions_for(const DocumentAnalysis& a, const std::string
   return {};
 }
 
-bool kind_allowed(const std::string& kind, const json& only) {
-  if (!only.is_array() || only.empty()) return true;
-  for (const auto& o : only) {
-    if (!o.is_string()) continue;
-    const std::string prefix = o.get<std::string>();
-    if (kind == prefix || kind.starts_with(prefix + ".")) return true;
-  }
-  return false;
-}
-
-// The diagnostics' references the request is about: those the client sent
-// back (matched by data, not by range), else ours that touch the range.
-std::vector<std::string> refs_in_request(const DocumentAnalysis& a, const json& params) {
-  std::vector<std::string> refs;
-  const json* diags = nullptr;
-  if (params.contains("context") && params["context"].is_object() && params["context"].contains("diagnostics"))
-    diags = &params["context"]["diagnostics"];
-  if (diags && diags->is_array())
-    for (const auto& d : *diags) {
-      if (!d.is_object() || !d.contains("data") || !d["data"].is_object()) continue;
-      const json& data = d["data"];
-      if (data.value("version", json()) == json(a.doc->version) && data.contains("oomlens") && data["oomlens"].is_string())
-        refs.push_back(data["oomlens"].get<std::string>());
-    }
-  if (!refs.empty()) return refs;
-  if (!params.contains("range") || !params["range"].is_object()) return refs;
-  const json& r = params["range"];
-  try {
-    std::uint32_t first = r.at("start").at("line").get<std::uint32_t>();
-    std::uint32_t last = r.at("end").at("line").get<std::uint32_t>();
-    for (const auto& d : a.diagnostics) {
-      std::uint32_t start = d["range"]["start"]["line"].get<std::uint32_t>();
-      std::uint32_t end = d["range"]["end"]["line"].get<std::uint32_t>();
-      if (start <= last && end >= first) refs.push_back(d["data"]["oomlens"].get<std::string>());
-    }
-  } catch (const json::exception&) {
-  }
-  return refs;
-}
-
-const json* diagnostic_for(const DocumentAnalysis& a, const std::string& ref) {
-  for (const auto& d : a.diagnostics)
-    if (d["data"]["oomlens"].get_ref<const std::string&>() == ref) return &d;  // no json made of `ref`
-  return nullptr;
-}
-
 }  // namespace
 
 json code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
-  json only = params.contains("context") && params["context"].is_object() ? params["context"].value("only", json()) : json();
+  json only = requested_kinds(params);
   json actions = json::array();
   for (const auto& ref : refs_in_request(a, params)) {
     auto specs = actions_for(a, ref);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/analyzer.hpp"
+#include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
 #include "lsp/markdown.hpp"
 #include "lsp/source_features.hpp"
@@ -15,11 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-json range_json(const Range& r) {
-  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
-          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
-}
-
 // The bytes of '\n'-counted lines [first, last] (as the analyzer reports
 // them), without the final line terminator.
 ByteRange line_bytes(const LineIndex& lines, std::uint64_t first, std::uint64_t last) {
@@ -28,16 +24,6 @@ ByteRange line_bytes(const LineIndex& lines, std::uint64_t first, std::uint64_t 
   std::string_view text = lines.text();
   while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
   return {begin, std::max(begin, end)};
-}
-
-int lsp_severity(rules::Severity s) {
-  switch (s) {
-    case rules::Severity::error: return 1;
-    case rules::Severity::warning: return 2;
-    case rules::Severity::information: return 3;
-    case rules::Severity::hint: return 4;
-  }
-  return 1;
 }
 
 json diagnostic(const DocumentAnalysis& a, const rules::Diagnosis& d, ByteRange bytes, std::string ref) {

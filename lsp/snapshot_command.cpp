@@ -6,6 +6,7 @@
 
 #include "analyzer/size.hpp"
 #include "lsp/jsonrpc.hpp"
+#include "lsp/local_files.hpp"
 #include "lsp/params.hpp"
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
@@ -19,29 +20,6 @@ using nlohmann::json;
 
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// file:///a%20b.pickle -> /a b.pickle; file://localhost/x -> /x.
-std::string path_from_file_uri(std::string_view uri) {
-  std::string_view rest = uri.substr(7);
-  if (rest.starts_with("localhost/")) rest.remove_prefix(9);
-  if (!rest.starts_with('/')) throw ParamsError(fmt::format("oomlens.analyzeSnapshot: '{}' is not a local file URI", uri));
-  std::string path;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && hex_digit(rest[i + 1]) >= 0 && hex_digit(rest[i + 2]) >= 0) {
-      path += static_cast<char>(hex_digit(rest[i + 1]) * 16 + hex_digit(rest[i + 2]));
-      i += 2;
-    } else {
-      path += rest[i];
-    }
-  }
-  return path;
-}
 
 // Text from the file inside a Markdown code span: a delimiter longer than any
 // backtick run inside, so a frame name cannot end the span (or start HTML).
@@ -87,7 +65,12 @@ std::string snapshot_argument_path(const json& args) {
   } else {
     throw ParamsError(what);
   }
-  std::string path = text.starts_with("file://") ? path_from_file_uri(text) : text;
+  std::string path = text;
+  if (text.starts_with("file://")) {
+    auto local = path_from_file_uri(text);
+    if (!local) throw ParamsError(fmt::format("oomlens.analyzeSnapshot: '{}' is not a local file URI", text));
+    path = *local;
+  }
   if (!path.starts_with('/'))
     throw ParamsError(fmt::format("oomlens.analyzeSnapshot needs an absolute path, got '{}'", text));
   if (path.find('\0') != std::string::npos) throw ParamsError("oomlens.analyzeSnapshot: a path with a NUL byte");

@@ -10,6 +10,7 @@
 #include "rules/rule.hpp"
 #include "rules/source/lint.hpp"
 #include "rules/source/record_snapshot.hpp"
+#include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
 #include "rules/source/set_alloc_conf.hpp"
 #include "rules/source/verification.hpp"
@@ -24,23 +25,8 @@ constexpr const char* kSetAllocConfKind = "source.oomlens.setAllocatorConf";
 constexpr const char* kRecordSnapshotKind = "source.oomlens.recordSnapshot";
 constexpr const char* kVerifyKind = "source.oomlens.verify";
 
-json range_json(const Range& r) {
-  return {{"start", {{"line", r.start.line}, {"character", r.start.character}}},
-          {"end", {{"line", r.end.line}, {"character", r.end.character}}}};
-}
-
 Range range_of(const DocumentAnalysis& a, std::size_t begin, std::size_t end) {
   return a.doc->lines().range_of(ByteRange{begin, end}, a.encoding);
-}
-
-int lsp_severity(rules::Severity s) {
-  switch (s) {
-    case rules::Severity::error: return 1;
-    case rules::Severity::warning: return 2;
-    case rules::Severity::information: return 3;
-    case rules::Severity::hint: return 4;
-  }
-  return 1;
 }
 
 json source_diagnostic(const DocumentAnalysis& a, const rules::SourceDiagnostic& d, std::size_t index) {
@@ -84,20 +70,6 @@ json workspace_edit(const DocumentAnalysis& a, const std::vector<rules::TextEdit
              json::array({{{"textDocument", {{"uri", a.doc->uri}, {"version", versioned ? json(a.doc->version) : json()}}},
                            {"edits", text_edits(a, edits)}}})}};
   return {{"changes", {{a.doc->uri, text_edits(a, edits)}}}};
-}
-
-bool kind_allowed(const std::string& kind, const json& only) {
-  if (!only.is_array() || only.empty()) return true;
-  for (const auto& o : only) {
-    if (!o.is_string()) continue;
-    const std::string& prefix = o.get_ref<const std::string&>();
-    if (kind == prefix || kind.starts_with(prefix + ".")) return true;
-  }
-  return false;
-}
-
-bool explicitly_asked(const std::string& kind, const json& only) {
-  return only.is_array() && !only.empty() && kind_allowed(kind, only);
 }
 
 // One offered action: its title and kind, and how to make its edits again
@@ -155,39 +127,6 @@ std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref
                  action->edits};
   }
   return std::nullopt;
-}
-
-// The references of the diagnostics the request is about: those the client
-// sent back (by data), else ours that touch the range.
-std::vector<std::string> refs_in_request(const DocumentAnalysis& a, const json& params) {
-  std::vector<std::string> refs;
-  const json& context = params.contains("context") && params["context"].is_object() ? params["context"] : json();
-  if (context.is_object() && context.contains("diagnostics") && context["diagnostics"].is_array())
-    for (const auto& d : context["diagnostics"]) {
-      if (!d.is_object() || !d.contains("data") || !d["data"].is_object()) continue;
-      const json& data = d["data"];
-      if (data.value("version", json()) == json(a.doc->version) && data.contains("oomlens") && data["oomlens"].is_string())
-        refs.push_back(data["oomlens"].get<std::string>());
-    }
-  if (!refs.empty() || !params.contains("range") || !params["range"].is_object()) return refs;
-  try {
-    const json& r = params["range"];
-    std::uint32_t first = r.at("start").at("line").get<std::uint32_t>();
-    std::uint32_t last = r.at("end").at("line").get<std::uint32_t>();
-    for (const auto& d : a.diagnostics) {
-      std::uint32_t start = d["range"]["start"]["line"].get<std::uint32_t>();
-      std::uint32_t end = d["range"]["end"]["line"].get<std::uint32_t>();
-      if (start <= last && end >= first) refs.push_back(d["data"]["oomlens"].get<std::string>());
-    }
-  } catch (const json::exception&) {
-  }
-  return refs;
-}
-
-const json* diagnostic_for(const DocumentAnalysis& a, const std::string& ref) {
-  for (const auto& d : a.diagnostics)
-    if (d["data"]["oomlens"].get_ref<const std::string&>() == ref) return &d;
-  return nullptr;
 }
 
 json action_json(const DocumentAnalysis& a, Offer& offer, const ClientCapabilities& client) {
@@ -278,7 +217,7 @@ json source_hover(const DocumentAnalysis& a, const json& position, bool markdown
 }
 
 json source_code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
-  json only = params.contains("context") && params["context"].is_object() ? params["context"].value("only", json()) : json();
+  json only = requested_kinds(params);
   json actions = json::array();
   auto add = [&](std::optional<Offer> offer) {
     if (!offer || !kind_allowed(offer->kind, only)) return;

@@ -5,19 +5,13 @@
 
 #include "analyzer/python/script.hpp"
 #include "rules/source/lint.hpp"
+#include "tests/rules/fixture_files.hpp"
 
 using namespace oomlens::rules;
+using oomlens::testing::read_fixture;
 using oomlens::analyzer::python::parse_script;
 
 namespace {
-
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/scripts/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<SourceDiagnostic> oom302(std::string_view src) {
   auto all = lint_script(parse_script(src));
