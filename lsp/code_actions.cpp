@@ -1,9 +1,13 @@
 // Code actions from the fixes each diagnostic carries in its data: no second
-// analysis (ruff's way). Until the source rules bring edits, fixes are offered
-// in their command form.
+// analysis of the log (ruff's way). Fixes are offered in their command form
+// (the shell setting, the verification command), and, when the traceback
+// names a script on this machine, as edits of that script.
 #include <fmt/format.h>
 
+#include "analyzer/alloc_conf.hpp"
 #include "lsp/action_support.hpp"
+#include "lsp/local_files.hpp"
+#include "lsp/source_features.hpp"
 #include "lsp/document_analysis.hpp"
 
 namespace oomlens::lsp {
@@ -82,9 +86,65 @@ std::vector<ActionSpec> actions_for(const DocumentAnalysis& a, const std::string
   return {};
 }
 
+// The incident an "incident:N" reference names; null for anything else
+// (a reference sent back by the client is not trusted to be well formed).
+const rules::IncidentDiagnosis* incident_of(const DocumentAnalysis& a, const std::string& ref) {
+  if (!ref.starts_with("incident:") || ref.size() == 9 || ref.size() > 18) return nullptr;
+  std::size_t index = 0;
+  for (char c : std::string_view(ref).substr(9)) {
+    if (c < '0' || c > '9') return nullptr;
+    index = index * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return index < a.report.incidents.size() ? &a.report.incidents[index] : nullptr;
+}
+
+// Quick fixes that edit the script the incident's traceback starts in: the
+// allocator setting and the snapshot recording, computed on the client's
+// open version of the script or on the file. Appended after the command
+// actions, whose indices resolve relies on. Nothing when the script is not a
+// file here or needs no change.
+void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnosis& item, const json* diagnostic,
+                         const ClientCapabilities& client, const OpenDocuments& open, json& actions) {
+  const auto& inc = item.incident;
+  if (!inc.entry || !inc.entry->file.starts_with('/')) return;
+  const std::string& path = inc.entry->file;
+  auto uri = file_uri_from_path(path);
+  if (!uri) return;
+  Settings settings;
+  settings.rules = a.options;
+  DocumentSnapshot held = open ? open(*uri) : nullptr;
+  for (const auto& f : item.diagnosis.fixes) {
+    json fix;
+    if (f.kind == rules::FixKind::env && analyzer::is_alloc_conf_variable(f.env_name)) {
+      fix = {{"kind", "env"}, {"name", f.env_name}, {"value", f.env_value}};
+    } else if (f.title.starts_with("Record a memory snapshot")) {
+      fix = {{"kind", "snapshot"}};
+      if (inc.location && inc.location->file == path && inc.location->line > 0) fix["line"] = inc.location->line;
+    } else {
+      continue;
+    }
+    json result;
+    std::string error;
+    if (held) {
+      result = document_fix(held, fix, client, settings, true);
+    } else if (auto from_disk = script_file_fix(*uri, path, fix, client, settings, error)) {
+      result = std::move(*from_disk);
+    } else {
+      return;  // not readable here (a log from another machine): no edits to offer
+    }
+    if (result["edit"].is_null()) continue;
+    json action = {{"title", fmt::format("{}: {}", script_name(inc), result["title"].get<std::string>())},
+                   {"kind", "quickfix"},
+                   {"edit", std::move(result["edit"])}};
+    if (diagnostic) action["diagnostics"] = json::array({*diagnostic});
+    actions.push_back(std::move(action));
+  }
+}
+
 }  // namespace
 
-json code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client) {
+json code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client,
+                  const OpenDocuments& open) {
   json only = requested_kinds(params);
   json actions = json::array();
   for (const auto& ref : refs_in_request(a, params)) {
@@ -105,6 +165,8 @@ json code_actions(const DocumentAnalysis& a, const json& params, const ClientCap
       if (client.resolve_command) action.erase("command");
       actions.push_back(std::move(action));
     }
+    if (client.code_action_literals && kind_allowed("quickfix", only))
+      if (const auto* item = incident_of(a, ref)) script_edit_actions(a, *item, diagnostic, client, open, actions);
   }
   const std::string explain_kind = "source.oomlens.explain";
   if (client.code_action_literals && kind_allowed(explain_kind, only) &&

@@ -58,11 +58,16 @@ rules::LogReport analyze_text_report(std::string_view text, const Settings& sett
 // The hover for a position, or null when nothing is there.
 nlohmann::json hover_at(const DocumentAnalysis& analysis, const nlohmann::json& position, bool markdown);
 
+// The client's open document for a URI, null when it is not open: an edit of
+// a script the client holds is made on its text and names its version.
+using OpenDocuments = std::function<DocumentSnapshot(const std::string& uri)>;
+
 // CodeAction[] (or Command[] for clients without literal support) for a
 // range, honouring context.only; resolvable properties are left out and
-// put back by resolve_code_action.
+// put back by resolve_code_action. An incident whose traceback names a
+// script on this machine also gets quick fixes that edit that script.
 nlohmann::json code_actions(const DocumentAnalysis& analysis, const nlohmann::json& params,
-                            const ClientCapabilities& client);
+                            const ClientCapabilities& client, const OpenDocuments& open = {});
 // Fills what code_actions left out; null when the action's data no longer
 // matches the analysis (the document changed).
 nlohmann::json resolve_code_action(const DocumentAnalysis& analysis, const nlohmann::json& action);

@@ -51,7 +51,8 @@ void Server::code_action(const PendingPtr& p, json& params) {
   member(params, "range", vt::object);
   // The params (with the diagnostics the client sent back) move along: no copy.
   with_analysis(p, uri, [this, p, params = std::move(params)](const DocumentAnalysis& a) {
-    reply(p, is_source(a) ? source_code_actions(a, params, client_) : code_actions(a, params, client_));
+    reply(p, is_source(a) ? source_code_actions(a, params, client_)
+                           : code_actions(a, params, client_, [this](const std::string& uri) { return documents_.get(uri); }));
   });
 }
 
@@ -131,14 +132,10 @@ void Server::execute_command(const PendingPtr& p, json& params) {
     // Not open: read from disk; the edit names no version.
     auto path = path_from_file_uri(uri);
     if (!path) throw ParamsError(fmt::format("oomlens.fixScript: '{}' is not a local file URI", uri));
-    std::string text, error;
-    if (!read_text_file(*path, text, error)) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
-    // Kind from the name (.sh, .env, launch.json); anything else is taken for a script.
-    bool config = classify_document(uri, "") == DocumentKind::config;
-    auto doc = std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text));
-    std::atomic<bool> never{false};
-    auto a = analyze_document(doc, settings_, client_.encoding, never, {});
-    reply(p, script_fix(*a, fix, client_, false));
+    std::string error;
+    auto result = script_file_fix(uri, *path, fix, client_, settings_, error);
+    if (!result) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
+    reply(p, std::move(*result));
     return;
   }
   if (name == kExplain) {

@@ -201,6 +201,23 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const
     a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
 }
 
+std::optional<json> script_file_fix(const std::string& uri, const std::string& path, const json& fix,
+                                    const ClientCapabilities& client, const Settings& settings, std::string& error) {
+  std::string text;
+  if (!read_text_file(path, text, error)) return std::nullopt;
+  // Kind from the name (.sh, .env, launch.json); anything else is taken for a script.
+  bool config = classify_document(uri, "") == DocumentKind::config;
+  auto doc = std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text));
+  return document_fix(doc, fix, client, settings, false);
+}
+
+json document_fix(const DocumentSnapshot& doc, const json& fix, const ClientCapabilities& client,
+                  const Settings& settings, bool versioned) {
+  std::atomic<bool> never{false};
+  auto a = analyze_document(doc, settings, client.encoding, never, {});
+  return script_fix(*a, fix, client, versioned);
+}
+
 json source_hover(const DocumentAnalysis& a, const json& position, bool markdown) {
   if (!position.is_object() || !position.contains("line") || !position.contains("character") ||
       !position["line"].is_number_unsigned() || !position["character"].is_number_unsigned())

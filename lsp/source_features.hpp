@@ -50,4 +50,16 @@ nlohmann::json resolve_source_code_action(const DocumentAnalysis& analysis, cons
 nlohmann::json script_fix(const DocumentAnalysis& analysis, const nlohmann::json& fix,
                           const ClientCapabilities& client, bool versioned);
 
+// script_fix on a document analysed for the purpose (not one of the server's
+// analyses): the client's open version (versioned), or a file read from disk.
+nlohmann::json document_fix(const DocumentSnapshot& doc, const nlohmann::json& fix, const ClientCapabilities& client,
+                            const Settings& settings, bool versioned);
+
+// oomlens.fixScript on a file the client has not opened: read from disk, the
+// edit names no version. Nothing, with the reason in `error`, when the file
+// cannot be read.
+std::optional<nlohmann::json> script_file_fix(const std::string& uri, const std::string& path, const nlohmann::json& fix,
+                                              const ClientCapabilities& client, const Settings& settings,
+                                              std::string& error);
+
 }  // namespace oomlens::lsp

@@ -1627,5 +1627,55 @@ def python_too_large_for_the_editor_gets_one_note(ctx: Ctx):
     eq(s.call_ok("textDocument/codeAction", params), [], "no actions on a file that was not analysed")
 
 
+@case
+def log_quick_fixes_edit_the_script_the_traceback_names(ctx: Ctx):
+    import tempfile
+    _, log = ctx.log("pytorch26_fragmentation.log")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "seg3d"))
+        script_path = os.path.join(tmp, "seg3d", "train.py")
+        script_text = '"""Segmentation."""\nimport torch\n\n\ndef main():\n    model = torch.nn.Linear(4, 4).cuda()\n' \
+                      '    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    for step in range(10):\n' \
+                      '        loss = model(torch.randn(2, 4, device="cuda")).sum()\n        loss.backward()\n' \
+                      '        opt.step()\n\n\nmain()\n'
+        with open(script_path, "w", encoding="utf-8") as f:
+            f.write(script_text)
+        script_uri = "file://" + script_path
+        s = ctx.started(pull=True)
+        uri = "file:///w/run.log"
+        open_doc(s, uri, log.replace("/home/kai/seg3d", os.path.join(tmp, "seg3d")))
+        d = pull(s, uri)["items"][0]
+        eq(d["code"], "OOM101", "the log's diagnostic")
+
+        def script_edits():
+            return {a["title"]: a["edit"] for a in code_actions(s, uri, d) if "edit" in a}
+
+        edits = script_edits()
+        set_title = "train.py: Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before `import torch`"
+        check(set_title in edits, f"a quick fix that edits the script: {list(edits)}")
+        check(any(t.startswith("train.py: Record a memory snapshot") for t in edits), f"and one recording a snapshot: {list(edits)}")
+        fixed = apply_text_edits(script_text, only_document_change(edits[set_title], script_uri, None))
+        check(fixed.startswith('"""Segmentation."""\nimport os\nos.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF"'), fixed[:120])
+        # The script open in the client: edits are made on its text and name its version.
+        open_doc(s, script_uri, "import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'max_split_size_mb:512'\n" + script_text,
+                 version=5, language="python")
+        edits = script_edits()
+        merged = [t for t in edits if t.startswith("train.py: Add expandable_segments:True to PYTORCH_CUDA_ALLOC_CONF")]
+        eq(len(merged), 1, f"merged into the value the open script sets: {list(edits)}")
+        eq([e["newText"] for e in only_document_change(edits[merged[0]], script_uri, 5)],
+           ["'max_split_size_mb:512,expandable_segments:True'"], "the merge")
+        # Already set: no such action.
+        change(s, script_uri, 6, [{"text": "import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\n" + script_text}])
+        titles = list(script_edits())
+        check(not any("expandable_segments" in t for t in titles), f"nothing to set once it is set: {titles}")
+        # The other allocator fix of the diagnosis (unsafe) still merges into the value.
+        check(any(t.startswith("train.py: Add max_split_size_mb:512 to PYTORCH_CUDA_ALLOC_CONF") for t in titles), titles)
+    # A log from another machine (the script is not here): command actions only.
+    s2 = ctx.started(pull=True)
+    open_doc(s2, uri, log)
+    d2 = pull(s2, uri)["items"][0]
+    eq([a for a in code_actions(s2, uri, d2) if "edit" in a], [], "no script edits for a file that is not here")
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
