@@ -113,6 +113,11 @@ void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnos
   Settings settings;
   settings.rules = a.options;
   DocumentSnapshot held = open ? open(*uri) : nullptr;
+  std::string error;
+  // One analysis of the script for all the fixes.
+  auto script = held ? analyze_for_fixes(held, client, settings)
+                     : analyze_file_for_fixes(*uri, path, client, settings, error);
+  if (!script) return;  // not readable here (a log from another machine): no edits to offer
   for (const auto& f : item.diagnosis.fixes) {
     json fix;
     if (f.kind == rules::FixKind::env && analyzer::is_alloc_conf_variable(f.env_name)) {
@@ -123,15 +128,7 @@ void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnos
     } else {
       continue;
     }
-    json result;
-    std::string error;
-    if (held) {
-      result = document_fix(held, fix, client, settings, true);
-    } else if (auto from_disk = script_file_fix(*uri, path, fix, client, settings, error)) {
-      result = std::move(*from_disk);
-    } else {
-      return;  // not readable here (a log from another machine): no edits to offer
-    }
+    json result = script_fix(*script, fix, client, held != nullptr);
     if (result["edit"].is_null()) continue;
     json action = {{"title", fmt::format("{}: {}", script_name(inc), result["title"].get<std::string>())},
                    {"kind", "quickfix"},

@@ -133,9 +133,9 @@ void Server::execute_command(const PendingPtr& p, json& params) {
     auto path = path_from_file_uri(uri);
     if (!path) throw ParamsError(fmt::format("oomlens.fixScript: '{}' is not a local file URI", uri));
     std::string error;
-    auto result = script_file_fix(uri, *path, fix, client_, settings_, error);
-    if (!result) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
-    reply(p, std::move(*result));
+    auto a = analyze_file_for_fixes(uri, *path, client_, settings_, error);
+    if (!a) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
+    reply(p, script_fix(*a, fix, client_, false));
     return;
   }
   if (name == kExplain) {

@@ -201,21 +201,21 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const
     a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
 }
 
-std::optional<json> script_file_fix(const std::string& uri, const std::string& path, const json& fix,
-                                    const ClientCapabilities& client, const Settings& settings, std::string& error) {
+std::shared_ptr<const DocumentAnalysis> analyze_file_for_fixes(const std::string& uri, const std::string& path,
+                                                               const ClientCapabilities& client,
+                                                               const Settings& settings, std::string& error) {
   std::string text;
-  if (!read_text_file(path, text, error)) return std::nullopt;
+  if (!read_text_file(path, text, error)) return nullptr;
   // Kind from the name (.sh, .env, launch.json); anything else is taken for a script.
   bool config = classify_document(uri, "") == DocumentKind::config;
-  auto doc = std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text));
-  return document_fix(doc, fix, client, settings, false);
+  return analyze_for_fixes(std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text)), client,
+                           settings);
 }
 
-json document_fix(const DocumentSnapshot& doc, const json& fix, const ClientCapabilities& client,
-                  const Settings& settings, bool versioned) {
+std::shared_ptr<const DocumentAnalysis> analyze_for_fixes(const DocumentSnapshot& doc, const ClientCapabilities& client,
+                                                          const Settings& settings) {
   std::atomic<bool> never{false};
-  auto a = analyze_document(doc, settings, client.encoding, never, {});
-  return script_fix(*a, fix, client, versioned);
+  return analyze_document(doc, settings, client.encoding, never, {});
 }
 
 json source_hover(const DocumentAnalysis& a, const json& position, bool markdown) {

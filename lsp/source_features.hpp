@@ -50,16 +50,14 @@ nlohmann::json resolve_source_code_action(const DocumentAnalysis& analysis, cons
 nlohmann::json script_fix(const DocumentAnalysis& analysis, const nlohmann::json& fix,
                           const ClientCapabilities& client, bool versioned);
 
-// script_fix on a document analysed for the purpose (not one of the server's
-// analyses): the client's open version (versioned), or a file read from disk.
-nlohmann::json document_fix(const DocumentSnapshot& doc, const nlohmann::json& fix, const ClientCapabilities& client,
-                            const Settings& settings, bool versioned);
-
-// oomlens.fixScript on a file the client has not opened: read from disk, the
-// edit names no version. Nothing, with the reason in `error`, when the file
-// cannot be read.
-std::optional<nlohmann::json> script_file_fix(const std::string& uri, const std::string& path, const nlohmann::json& fix,
-                                              const ClientCapabilities& client, const Settings& settings,
-                                              std::string& error);
+// An analysis made for computing fixes (not one of the server's analyses):
+// of a document snapshot, or of a file the client has not opened, read from
+// disk (nothing, with the reason in `error`, when it cannot be read). Its
+// script_fix edits name no version unless asked to.
+std::shared_ptr<const DocumentAnalysis> analyze_for_fixes(const DocumentSnapshot& doc, const ClientCapabilities& client,
+                                                          const Settings& settings);
+std::shared_ptr<const DocumentAnalysis> analyze_file_for_fixes(const std::string& uri, const std::string& path,
+                                                               const ClientCapabilities& client,
+                                                               const Settings& settings, std::string& error);
 
 }  // namespace oomlens::lsp
