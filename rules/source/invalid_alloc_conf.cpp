@@ -49,7 +49,31 @@ Severity severity_of(analyzer::ConfSeverity s) {
 struct Found {
   std::string variable;  // "" for a runtime setting (_set_allocator_settings)
   StringLiteral value;
+  analyzer::ConfPlatform platform = analyzer::ConfPlatform::unknown;
 };
+
+// A condition that holds only on Windows: `sys.platform == "win32"`,
+// `sys.platform.startswith("win")`, `os.name == "nt"`,
+// `platform.system() == "Windows"` (spaces and quote style aside).
+bool windows_only(std::string_view condition) {
+  std::string compact;
+  for (char c : condition)
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') compact += c == '\'' ? '"' : c;
+  for (std::string_view test : {"sys.platform==\"win32\"", "\"win32\"==sys.platform", "sys.platform.startswith(\"win\")",
+                                "os.name==\"nt\"", "\"nt\"==os.name", "platform.system()==\"Windows\""})
+    if (compact == test) return true;
+  return false;
+}
+
+// The platform an assignment is known to run on: Windows inside the `if`
+// branch of a Windows-only condition (facts sheet 3.5: no expandable
+// segments there).
+analyzer::ConfPlatform platform_of(const Script& s, Node statement) {
+  for (const auto& g : s.guards(statement))
+    if (g.branch != analyzer::python::Guard::Branch::else_branch && g.condition && windows_only(s.text(g.condition)))
+      return analyzer::ConfPlatform::windows;
+  return analyzer::ConfPlatform::unknown;
+}
 
 // The runtime entry points that re-run the same parser on their argument.
 bool runtime_setter(std::string_view q) {
@@ -68,7 +92,7 @@ std::vector<Found> values_set(const Script& s) {
   for (auto& a : alloc_conf_assignments(s))
     if (a.literal) {
       seen.insert(a.value.start_byte());
-      found.push_back({a.variable, std::move(*a.literal)});
+      found.push_back({a.variable, std::move(*a.literal), platform_of(s, a.statement)});
     }
   auto add = [&](std::string name, Node value) {
     if (!analyzer::is_alloc_conf_variable(name) || !value || seen.count(value.start_byte())) return;
@@ -96,8 +120,12 @@ std::vector<Found> values_set(const Script& s) {
 }
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
-  for (const auto& f : values_set(s))
-    check_alloc_conf_value(f.variable, f.value, [&s](std::uint32_t b) { return s.point(b); }, !s.has_errors(), {}, out);
+  for (const auto& f : values_set(s)) {
+    analyzer::AllocConfContext context;
+    context.platform = f.platform;
+    check_alloc_conf_value(f.variable, f.value, [&s](std::uint32_t b) { return s.point(b); }, !s.has_errors(), context,
+                           out);
+  }
 }
 
 }  // namespace

@@ -362,3 +362,26 @@ TEST_CASE("OOM303: env mappings for child processes and runtime settings", "[inv
   // Dict displays count only with an allocator variable as the key.
   CHECK(lint("import os\nconfig = {'batch': 'bogus:1'}\n").empty());
 }
+
+TEST_CASE("OOM303: expandable segments under a Windows-only condition are reported; elsewhere not",
+          "[invalid_alloc_conf]") {
+  auto windows = [](const std::string& condition) {
+    std::string src = "import os, sys, platform\nif " + condition +
+                      ":\n    os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\nimport torch\n";
+    return lint(src).size();
+  };
+  CHECK(windows("sys.platform == 'win32'") == 1);
+  CHECK(windows("sys.platform.startswith(\"win\")") == 1);
+  CHECK(windows("os.name == \"nt\"") == 1);
+  CHECK(windows("platform.system() == 'Windows'") == 1);
+  CHECK(windows("sys.platform != 'win32'") == 0);
+  CHECK(windows("sys.platform == 'linux'") == 0);
+  CHECK(windows("os.name == 'nt' and fast") == 0);  // not known to hold only there
+  auto d = lint("import os, sys\nif sys.platform == 'win32':\n    pass\nelse:\n"
+                "    os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\n");
+  CHECK(d.empty());  // the else branch runs everywhere but Windows
+  d = lint("import os, sys\nif sys.platform == 'win32':\n    os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\n");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].diagnosis.severity == Severity::warning);
+  CHECK(d[0].diagnosis.message.find("Windows") != std::string::npos);
+}
