@@ -33,6 +33,9 @@ struct EnvAssignment {
   std::size_t name_begin = 0;       // source byte of the name
   std::size_t statement_begin = 0;  // the start of its command / line / JSON member
   AssignmentForm form = AssignmentForm::plain;
+  // launch.json: from a configuration's "windows": {"env": ...} block, which
+  // VS Code applies on Windows only.
+  bool windows_only = false;
 };
 
 // Shell (POSIX sh / bash): assignments before a command or alone, after
@@ -70,12 +73,14 @@ struct LaunchConfiguration {
   std::optional<std::size_t> first_member;
   std::optional<std::size_t> env_first_member;
   std::vector<EnvAssignment> env_entries;                  // its string members
+  std::vector<EnvAssignment> windows_env_entries;          // those of "windows": {"env": {...}}
 };
 struct LaunchFile {
   bool valid = false;  // parsed as JSONC with a `configurations` array
   std::vector<LaunchConfiguration> configurations;
 };
 LaunchFile parse_launch_json(std::string_view text);
+// Every env entry of every configuration, the Windows-only ones included.
 std::vector<EnvAssignment> launch_json_assignments(std::string_view text);
 
 }  // namespace oomlens::analyzer::config

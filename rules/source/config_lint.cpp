@@ -74,8 +74,11 @@ std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_
   LineIndex lines(text);
   auto point = [&lines](std::uint32_t b) { return lines.point(b); };
   for (const auto& a : config_assignments(kind, text))
-    if (a.constant && analyzer::is_alloc_conf_variable(a.name))
-      source::check_alloc_conf_value(a.name, a.value, point, true, {}, out);
+    if (a.constant && analyzer::is_alloc_conf_variable(a.name)) {
+      analyzer::AllocConfContext context;
+      if (a.windows_only) context.platform = analyzer::ConfPlatform::windows;
+      source::check_alloc_conf_value(a.name, a.value, point, true, context, out);
+    }
   std::stable_sort(out.begin(), out.end(),
                    [](const SourceDiagnostic& a, const SourceDiagnostic& b) { return a.range.begin < b.range.begin; });
   return out;

@@ -385,3 +385,16 @@ TEST_CASE("OOM303: expandable segments under a Windows-only condition are report
   CHECK(d[0].diagnosis.severity == Severity::warning);
   CHECK(d[0].diagnosis.message.find("Windows") != std::string::npos);
 }
+
+TEST_CASE("OOM303: a launch configuration's Windows-only env block is judged for Windows", "[invalid_alloc_conf]") {
+  const std::string text =
+      "{\n  // Train\n  \"configurations\": [{\n    \"type\": \"debugpy\", \"program\": \"train.py\",\n"
+      "    \"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"},\n"
+      "    \"windows\": {\"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"}},\n  }],\n}\n";
+  auto d = lint_config_file(ConfigFileKind::launch_json, text);
+  REQUIRE(d.size() == 1);  // the Windows block only: the same value elsewhere is fine
+  CHECK(d[0].start.line == 6);
+  CHECK(d[0].diagnosis.message.find("Windows") != std::string::npos);
+  // The set-allocator action does not write into the Windows block.
+  CHECK_FALSE(set_alloc_conf_in_config(ConfigFileKind::launch_json, text, "expandable_segments:True"));
+}
