@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kLintHelp = R"(Usage: oomlens lint [OPTIONS] PATH...
+       oomlens lint [OPTIONS] --stdin-filename NAME -
 
 Checks Python training scripts, and the shell scripts, .env files and
 .vscode/launch.json that set PYTORCH_CUDA_ALLOC_CONF, for patterns that waste
@@ -35,6 +36,10 @@ Options:
                             that may change behaviour
   --diff                    Print the fixes as a unified diff; write nothing
   --format text|json|sarif  Output format (default: text)
+  --stdin-filename NAME     With `-`: the name of the text read from standard
+                            input (in messages, and to tell a script from a
+                            shell script or launch.json); with --fix the
+                            fixed text goes to standard output
   -h, --help                Print help
 
 Output (text): file:line:col: CODE [*] message   ([*]: a fix --fix applies)
@@ -49,6 +54,7 @@ struct Options {
   bool diff = false;
   std::string format = "text";
   std::vector<std::string> paths;
+  std::string stdin_name;  // --stdin-filename
 };
 
 bool read_file(const std::string& path, std::string& out, std::string& error) {
@@ -170,6 +176,14 @@ std::optional<int> parse_options(const Args& args, Options& o) {
         std::cerr << "oomlens lint: error: unknown format '" << o.format << "' (expected text, json or sarif)\n";
         return kExitUsage;
       }
+    } else if (a == "--stdin-filename" || a.rfind("--stdin-filename=", 0) == 0) {
+      if (a == "--stdin-filename" && i + 1 >= args.size()) {
+        std::cerr << "oomlens lint: error: --stdin-filename needs a value\n";
+        return kExitUsage;
+      }
+      o.stdin_name = a == "--stdin-filename" ? args[++i] : a.substr(17);
+    } else if (a == "-") {
+      o.paths.push_back(a);
     } else if (a == "--") {
       o.paths.insert(o.paths.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       break;
@@ -185,6 +199,11 @@ std::optional<int> parse_options(const Args& args, Options& o) {
     return kExitUsage;
   }
   if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
+  bool reads_stdin = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
+  if (reads_stdin && o.paths.size() > 1) {
+    std::cerr << "oomlens lint: error: `-` (standard input) cannot be mixed with other paths\n";
+    return kExitUsage;
+  }
   return std::nullopt;
 }
 
@@ -193,7 +212,9 @@ std::optional<int> parse_options(const Args& args, Options& o) {
 int lint_command(const Args& args) {
   Options o;
   if (auto status = parse_options(args, o)) return *status;
-  auto files = expand_paths(o.paths);
+  bool from_stdin = o.paths.front() == "-";
+  auto files = from_stdin ? std::optional<std::vector<std::string>>{{o.stdin_name.empty() ? "-" : o.stdin_name}}
+                          : expand_paths(o.paths);
   if (!files) return kExitUsage;
 
   std::vector<LintedFile> linted;
@@ -201,7 +222,11 @@ int lint_command(const Args& args) {
   bool changes = false;
   for (const auto& file : *files) {
     std::string source, error;
-    if (!read_file(file, source, error)) {
+    if (from_stdin) {
+      std::ostringstream in;
+      in << std::cin.rdbuf();
+      source = std::move(in).str();
+    } else if (!read_file(file, source, error)) {
       std::cerr << "oomlens lint: error: " << file << ": " << error << "\n";
       return kExitUsage;
     }
@@ -217,6 +242,14 @@ int lint_command(const Args& args) {
         current = rules::apply_edits(current, edits);
         diags = lint_text(file, current);
         fixed += before > diags.size() ? before - diags.size() : 0;
+      }
+      if (from_stdin && o.fix) {
+        // As ruff: the fixed text on standard output, the diagnostics left on standard error.
+        std::cout << current;
+        for (const auto& d : diags)
+          std::cerr << file << ":" << d.start.line << ":" << d.start.column << ": " << d.diagnosis.code << " "
+                    << d.diagnosis.message << "\n";
+        return diags.empty() ? kExitClean : kExitFound;
       }
       if (current != source) {
         changes = true;

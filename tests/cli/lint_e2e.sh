@@ -97,5 +97,15 @@ run lint --diff --unsafe-fixes "$tmp/late.py"
 check "--diff --unsafe-fixes shows the move as a pure insertion and deletion" eval '[ $status = 1 ] && has "$out" "+os.environ[" && has "$out" "-os.environ[" && ! has "$out" "-import torch"'
 check "--diff wrote nothing" cmp -s "$tmp/late.py" "$s/alloc_conf_too_late.py"
 
+# Standard input, as editors and pre-commit hooks use it (ruff's --stdin-filename).
+out=$("$oomlens" lint --stdin-filename train.py - <"$s/empty_cache_in_loop.py" 2>/dev/null); status=$?
+check "stdin: named by --stdin-filename, exit 1" eval '[ $status = 1 ] && has "$out" "train.py:11:5: OOM301 [*]"'
+"$oomlens" lint --fix --stdin-filename train.py - <"$s/empty_cache_in_loop.py" >"$tmp/stdin-fixed.py" 2>/dev/null
+check "stdin --fix: the fixed text on stdout" cmp -s "$tmp/stdin-fixed.py" "$s/empty_cache_in_loop.fixed.py"
+out=$("$oomlens" lint --stdin-filename run.sh - <<<'export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true' 2>/dev/null); status=$?
+check "stdin: a .sh name is read as a shell script" eval '[ $status = 1 ] && has "$out" "run.sh:1:32: OOM303"'
+run lint - "$tmp/train.py"
+check "stdin mixed with paths: exit 2, said why" eval '[ $status = 2 ] && has "$err" "standard input"'
+
 echo "lint e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]
