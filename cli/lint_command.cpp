@@ -88,7 +88,9 @@ std::optional<std::vector<std::string>> expand_paths(const std::vector<std::stri
     std::error_code ec;
     auto st = fs::status(p, ec);
     if (ec || !fs::exists(st)) {
-      std::cerr << "oomlens lint: error: " << p << ": " << std::strerror(ENOENT) << "\n";
+      // The real reason (a symlink loop, a denied directory), else "No such file".
+      std::string why = ec && ec.value() != ENOENT ? ec.message() : std::strerror(ENOENT);
+      std::cerr << "oomlens lint: error: " << p << ": " << why << "\n";
       return std::nullopt;
     }
     if (!fs::is_directory(st)) {

@@ -17,6 +17,9 @@ run lint --bogus "$tmp/train.py"
 check "unknown option: exit 2, named" eval '[ $status = 2 ] && has "$err" "--bogus"'
 run lint --format yaml "$tmp/train.py"
 check "bad format: exit 2" eval '[ $status = 2 ] && has "$err" "yaml"'
+ln -s loop-b "$tmp/loop-a" && ln -s loop-a "$tmp/loop-b"
+run lint "$tmp/loop-a"
+check "symlink loop: exit 2, the real reason" eval '[ $status = 2 ] && has "$err" "loop-a: Too many levels of symbolic links"'
 run lint "$tmp/missing.py"
 check "missing file: exit 2, named with reason" eval '[ $status = 2 ] && has "$err" "missing.py" && has "$err" "No such file"'
 
