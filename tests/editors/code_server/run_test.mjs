@@ -264,6 +264,21 @@ try {
   check("the Problems panel shows OOM101", inPanel, `${rows} rows in the Problems panel`);
   await shot("code-server-problems.png");
 
+  // 1b. The server's hover on the OOM line: the arithmetic (the threshold is
+  // in the hover's "why", not in the diagnostic's message).
+  if (logDiags) {
+    await goToLine(logDiags.line + 1);
+    await runCommand("Show or Focus Hover");
+    const hover = await waitFor("the hover", async () => {
+      const text = (await page.locator(".monaco-hover").allInnerTexts()).join("\n");
+      return text.includes("threshold 10%") ? text : undefined;
+    }, 15000).catch(() => undefined);
+    check("hovering the OOM line shows the diagnosis with its arithmetic", Boolean(hover),
+      hover ? hover.split("\n").find((l) => l.includes("threshold")) : "no hover with the arithmetic");
+    await shot("code-server-hover.png");
+    await page.keyboard.press("Escape");
+  }
+
   // 2. A quick fix on the log: the server's "run" command is carried out by the extension in a terminal.
   if (logDiags) {
     await page.locator(".editor-instance .monaco-editor").first().click();
