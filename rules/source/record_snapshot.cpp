@@ -36,18 +36,6 @@ constexpr std::array<std::string_view, 4> kSavers = {
     "torch.cuda.memory._save_segment_usage"};
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
-template <typename F>
-void for_each_node(Node root, F&& visit) {
-  std::vector<Node> stack{root};
-  while (!stack.empty()) {
-    Node node = stack.back();
-    stack.pop_back();
-    if (!node || !visit(node)) continue;  // visit returns whether to go below
-    auto children = node.named_children();
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
-  }
-}
-
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f'; }
 
 // The indentation before `at` when only whitespace precedes it on its line (a
@@ -206,7 +194,7 @@ std::vector<TextEdit> normalised(std::vector<TextEdit> edits) {
 void reindent(const Script& s, Node statement, std::uint32_t end, const std::string& unit,
               std::vector<TextEdit>& edits) {
   std::vector<ByteRange> strings;
-  for_each_node(statement, [&](Node node) {
+  statement.walk([&](Node node) {
     if (!node.is("string")) return true;
     if (s.text(node).find('\n') != std::string_view::npos) strings.push_back(node.range());
     return false;
