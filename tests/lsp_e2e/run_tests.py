@@ -1656,6 +1656,12 @@ def log_quick_fixes_edit_the_script_the_traceback_names(ctx: Ctx):
         check(any(t.startswith("train.py: Record a memory snapshot") for t in edits), f"and one recording a snapshot: {list(edits)}")
         fixed = apply_text_edits(script_text, only_document_change(edits[set_title], script_uri, None))
         check(fixed.startswith('"""Segmentation."""\nimport os\nos.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF"'), fixed[:120])
+        # The file changed on disk (the fix applied by another tool): no stale edit from a kept analysis.
+        with open(script_path, "w", encoding="utf-8") as f:
+            f.write(fixed)
+        check(not any("expandable_segments" in t for t in script_edits()), f"after the file changed: {list(script_edits())}")
+        with open(script_path, "w", encoding="utf-8") as f:
+            f.write(script_text)
         # The script open in the client: edits are made on its text and name its version.
         open_doc(s, script_uri, "import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'max_split_size_mb:512'\n" + script_text,
                  version=5, language="python")
