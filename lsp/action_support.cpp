@@ -1,5 +1,7 @@
 #include "lsp/action_support.hpp"
 
+#include "rules/rule.hpp"
+
 namespace oomlens::lsp {
 
 using nlohmann::json;
@@ -17,6 +19,16 @@ int lsp_severity(rules::Severity s) {
     case rules::Severity::hint: return 4;
   }
   return 1;
+}
+
+json diagnostic_json(const DocumentAnalysis& a, const rules::Diagnosis& d, ByteRange bytes, const std::string& ref) {
+  return {{"range", range_json(a.doc->lines().range_of(bytes, a.encoding))},
+          {"severity", lsp_severity(d.severity)},
+          {"code", d.code},
+          {"codeDescription", {{"href", rules::rule_doc_url(d.code)}}},
+          {"source", "oomlens"},
+          {"message", d.message},
+          {"data", {{"oomlens", ref}, {"version", a.doc->version}}}};
 }
 
 bool kind_allowed(const std::string& kind, const json& only) {

@@ -15,6 +15,11 @@ namespace oomlens::lsp {
 
 nlohmann::json range_json(const Range& range);
 int lsp_severity(rules::Severity severity);
+// An LSP Diagnostic of a diagnosis on `bytes` of the analysed document; its
+// data names the diagnosis (`ref`, e.g. "incident:0", "source:2") and the
+// document version, which code actions check.
+nlohmann::json diagnostic_json(const DocumentAnalysis& analysis, const rules::Diagnosis& diagnosis, ByteRange bytes,
+                               const std::string& ref);
 
 // Whether an action of `kind` passes the request's context.only (LSP kinds
 // are hierarchical: "source" admits "source.oomlens.explain").

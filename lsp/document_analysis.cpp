@@ -26,17 +26,6 @@ ByteRange line_bytes(const LineIndex& lines, std::uint64_t first, std::uint64_t 
   return {begin, std::max(begin, end)};
 }
 
-json diagnostic(const DocumentAnalysis& a, const rules::Diagnosis& d, ByteRange bytes, std::string ref) {
-  const LineIndex& lines = a.doc->lines();
-  return {{"range", range_json(lines.range_of(bytes, a.encoding))},
-          {"severity", lsp_severity(d.severity)},
-          {"code", d.code},
-          {"codeDescription", {{"href", rules::rule_doc_url(d.code)}}},
-          {"source", "oomlens"},
-          {"message", d.message},
-          {"data", {{"oomlens", ref}, {"version", a.doc->version}}}};
-}
-
 json related(const std::string& uri, const Range& range, const std::string& message) {
   return {{"location", {{"uri", uri}, {"range", range_json(range)}}}, {"message", message}};
 }
@@ -45,7 +34,7 @@ json incident_diagnostic(const DocumentAnalysis& a, std::size_t index) {
   const auto& item = a.report.incidents[index];
   const auto& inc = item.incident;
   const LineIndex& lines = a.doc->lines();
-  json d = diagnostic(a, item.diagnosis, line_bytes(lines, inc.primary.line, inc.primary.end_line),
+  json d = diagnostic_json(a, item.diagnosis, line_bytes(lines, inc.primary.line, inc.primary.end_line),
                       fmt::format("incident:{}", index));
   d["data"]["class"] = analyzer::to_string(inc.verdict.cls);
   d["data"]["fixes"] = report::fixes_json(item.diagnosis.fixes);
@@ -78,7 +67,7 @@ json incident_diagnostic(const DocumentAnalysis& a, std::size_t index) {
 
 json finding_diagnostic(const DocumentAnalysis& a, std::size_t index) {
   const auto& item = a.report.findings[index];
-  return diagnostic(a, item.diagnosis, line_bytes(a.doc->lines(), item.finding.line, item.finding.line),
+  return diagnostic_json(a, item.diagnosis, line_bytes(a.doc->lines(), item.finding.line, item.finding.line),
                     fmt::format("finding:{}", index));
 }
 

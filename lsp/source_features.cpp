@@ -32,13 +32,7 @@ Range range_of(const DocumentAnalysis& a, std::size_t begin, std::size_t end) {
 }
 
 json source_diagnostic(const DocumentAnalysis& a, const rules::SourceDiagnostic& d, std::size_t index) {
-  json out = {{"range", range_json(range_of(a, d.range.begin, d.range.end))},
-              {"severity", lsp_severity(d.diagnosis.severity)},
-              {"code", d.diagnosis.code},
-              {"codeDescription", {{"href", rules::rule_doc_url(d.diagnosis.code)}}},
-              {"source", "oomlens"},
-              {"message", d.diagnosis.message},
-              {"data", {{"oomlens", fmt::format("source:{}", index)}, {"version", a.doc->version}}}};
+  json out = diagnostic_json(a, d.diagnosis, ByteRange{d.range.begin, d.range.end}, fmt::format("source:{}", index));
   if (d.fix_safety) out["data"]["fix"] = rules::to_string(*d.fix_safety);
   return out;
 }
