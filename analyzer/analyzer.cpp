@@ -24,7 +24,7 @@ struct LogAnalyzer::State {
 
   static StreamLimits stream_limits() {
     StreamLimits limits;
-    limits.deep_lookback = parse::anchors_needing_traceback();
+    limits.anchors = parse::anchor_policies();
     return limits;
   }
 

@@ -30,8 +30,8 @@ struct Region {
   // Indexes into `lines` of the lines on which the scanner found an anchor.
   std::vector<std::size_t> anchors;
   // For each anchor line, a bit per scanner literal found on it (literal
-  // index < 32); empty when the region was built by hand (tests).
-  std::vector<std::uint32_t> anchor_literals;
+  // index < 64); empty when the region was built by hand (tests).
+  std::vector<std::uint64_t> anchor_literals;
 };
 
 }  // namespace oomlens::analyzer

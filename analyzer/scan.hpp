@@ -20,20 +20,23 @@ std::size_t count_newlines(std::string_view buf, ScanPath path);
 }  // namespace detail
 
 struct ScanHit {
-  std::size_t offset;   // where the literal starts in the scanned buffer
+  std::size_t offset;     // where the literal starts in the scanned buffer
   std::uint32_t literal;  // index into the scanner's literal list
+  // '\n' bytes in the scanned buffer before `offset`: the hit's line number
+  // comes from the pass that found it, with no second count.
+  std::size_t newlines_before = 0;
 };
 
 // Finds every occurrence of a fixed set of ASCII literals, case-insensitively,
 // in one pass over a buffer, counting '\n' in the same pass.
 //
 // Implementation: a SIMD fingerprint filter (Teddy, as in Hyperscan and
-// ripgrep) over a 3-byte window of each literal, then an exact check. Chosen
+// ripgrep) over a 5-byte window of each literal, then an exact check. Chosen
 // because the diagnose benchmark must keep pace with `rg -c`; no Debian library
 // offers multi-literal search at that speed without pulling in Hyperscan.
 class LiteralScanner {
  public:
-  // Literals are ASCII, at least 3 bytes, matched case-insensitively (only
+  // Literals are ASCII, at least 5 bytes, matched case-insensitively (only
   // A-Z/a-z fold). Throws std::invalid_argument for any other literal.
   explicit LiteralScanner(std::vector<std::string> literals);
   ~LiteralScanner();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "analyzer/text.hpp"
 
@@ -100,12 +101,16 @@ void LogStream::scan_available(bool at_end) {
   }
   std::uint64_t start = scanned_ - carry_;
   hits_.clear();
-  newlines_before_scanned_ += scanner_.scan(std::string_view(at(start), limit - start), hits_);
+  const std::uint64_t newlines_before_start = newlines_before_scanned_;
+  const std::size_t newlines = scanner_.scan(std::string_view(at(start), limit - start), hits_);
   for (const ScanHit& h : hits_) {
     std::uint64_t abs = start + h.offset;
     if (abs + scanner_.literals()[h.literal].size() <= dedupe_below_) continue;
-    on_hit(abs, h.literal);
+    on_hit(abs, h.literal, newlines_before_start + h.newlines_before + 1);
   }
+  // Counted only now: regions emitted while the hits were handled number
+  // their lines from their anchors, never from this running total.
+  newlines_before_scanned_ += newlines;
   scanned_ = limit;
   if (hard_cut) {
     carry_ = std::min<std::size_t>(scanner_.longest() - 1, limit - base_);
@@ -124,13 +129,40 @@ std::uint64_t LogStream::line_end(std::uint64_t offset) const {
   return nl ? offset_of(nl) : end;
 }
 
-std::uint64_t LogStream::newlines_between(std::uint64_t from, std::uint64_t to) const {
-  if (to <= from) return 0;
-  return count_newlines(std::string_view(at(from), to - from));
+const AnchorPolicy& LogStream::policy_of(std::uint32_t literal) const {
+  static const AnchorPolicy kDefault;
+  return literal < limits_.anchors.size() ? limits_.anchors[literal] : kDefault;
 }
 
-void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
-  std::uint64_t floor = std::max(base_, emitted_until_);
+bool LogStream::passes_gate(std::uint64_t offset, const AnchorPolicy& policy) const {
+  if (!policy.gate) return true;
+  constexpr std::uint64_t kReach = 512;
+  const std::uint64_t lo = std::max<std::uint64_t>(base_, offset > kReach ? offset - kReach : 0);
+  const std::uint64_t hi = std::min<std::uint64_t>(end_offset(), offset + kReach);
+  std::uint64_t begin = lo, end = hi;
+  for (char stop : {'\n', '\r'}) {
+    if (const char* p = offset > begin ? find_last(at(begin), offset - begin, stop) : nullptr) begin = offset_of(p) + 1;
+    if (const void* p = std::memchr(at(offset), stop, end - offset)) end = offset_of(p);
+  }
+  std::string_view piece(at(begin), end - begin);
+  if (piece.find('\x1b') != std::string_view::npos) return true;  // escapes may hide words: let the parser judge
+  return policy.gate(piece, offset - begin);
+}
+
+void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_t line) {
+  const AnchorPolicy& policy = policy_of(literal);
+  if (!passes_gate(offset, policy)) return;
+  // A hit past what the open region's parsers read starts a region of its
+  // own: the lines between are nobody's and are never cleaned.
+  if (open_ && line > open_->until_line) {
+    auto end = lookahead_end(offset);
+    const char* nl = offset > base_ ? find_last(at(base_), offset - base_, '\n') : nullptr;
+    const std::uint64_t line_start = nl ? offset_of(nl) + 1 : base_;
+    emit_region(end ? std::min(*end, line_start) : line_start);
+  }
+  // The lookback may reach into regions already emitted: their anchors were
+  // handled there, and a traceback above this anchor is read again here.
+  std::uint64_t floor = base_;
   std::uint64_t le = line_end(offset);
   if (open_) {
     if (le - open_->start <= limits_.max_region_bytes) {
@@ -138,18 +170,20 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
         open_->anchors.push_back(offset);
         open_->literals.push_back(literal);
       }
-      open_->last_anchor_end = std::max(open_->last_anchor_end, le);
+      if (le > open_->last_anchor_end) {
+        open_->last_anchor_end = le;
+        open_->last_anchor_line = line;
+      }
+      open_->until_line = std::max(open_->until_line, line + policy.lookahead_lines);
       return;
     }
     // The open region is full: it ends where the new anchor's line begins.
     std::uint64_t lo = std::max(open_->last_anchor_end, floor);
     const char* nl = offset > lo ? find_last(at(lo), offset - lo, '\n') : nullptr;
     emit_region(nl ? offset_of(nl) + 1 : lo);
-    floor = std::max(base_, emitted_until_);
   }
   // Walk back over the lines before the anchor: that is where the traceback is.
-  bool deep = limits_.deep_lookback.empty() ||
-              (literal < limits_.deep_lookback.size() && limits_.deep_lookback[literal]);
+  bool deep = policy.deep_lookback;
   std::size_t back_bytes = deep ? limits_.lookback_bytes : limits_.shallow_lookback_bytes;
   std::size_t back_lines = deep ? limits_.lookback_lines : limits_.shallow_lookback_lines;
   std::uint64_t start = offset;
@@ -171,18 +205,19 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal) {
   if (start < offset && *at(start) == '\n') ++start;
   open_ = std::make_unique<OpenRegion>();
   open_->start = start;
+  open_->start_line = line - count_newlines(std::string_view(at(start), offset - start));
   open_->anchors.push_back(offset);
   open_->literals.push_back(literal);
   open_->last_anchor_end = le;
+  open_->last_anchor_line = line;
+  open_->until_line = line + policy.lookahead_lines;
 }
 
-void LogStream::close_region_if_done(bool at_end) {
-  if (!open_) return;
-  std::uint64_t from = open_->last_anchor_end;
-  std::uint64_t bound = std::min<std::uint64_t>(scanned_, from + limits_.lookahead_bytes);
-  std::uint64_t pos = from;
-  std::size_t lines = 0;
-  bool done = scanned_ >= from + limits_.lookahead_bytes;
+std::optional<std::uint64_t> LogStream::lookahead_end(std::uint64_t limit) const {
+  const std::uint64_t from = open_->last_anchor_end;
+  const std::uint64_t cap = from + limits_.lookahead_bytes;
+  const std::uint64_t bound = std::min(limit, cap);
+  std::uint64_t pos = from, line = open_->last_anchor_line;
   while (pos < bound) {
     const void* nl = std::memchr(at(pos), '\n', bound - pos);
     if (!nl) {
@@ -190,12 +225,16 @@ void LogStream::close_region_if_done(bool at_end) {
       break;
     }
     pos = offset_of(nl) + 1;
-    if (++lines > limits_.lookahead_lines) {
-      done = true;
-      break;
-    }
+    if (++line > open_->until_line) return pos;
   }
-  if (done || at_end) emit_region(done ? pos : std::min<std::uint64_t>(bound, end_offset()));
+  if (limit >= cap) return pos;
+  return std::nullopt;
+}
+
+void LogStream::close_region_if_done(bool at_end) {
+  if (!open_) return;
+  if (auto end = lookahead_end(scanned_)) emit_region(*end);
+  else if (at_end) emit_region(end_offset());
 }
 
 void LogStream::emit_region(std::uint64_t end) {
@@ -203,7 +242,7 @@ void LogStream::emit_region(std::uint64_t end) {
   open_.reset();
   end = std::max(end, region_bytes.start);
   Region region;
-  std::uint64_t number = newlines_before_scanned_ - newlines_between(region_bytes.start, scanned_) + 1;
+  std::uint64_t number = region_bytes.start_line;
   std::size_t next_anchor = 0;
   const auto& anchors = region_bytes.anchors;
 
@@ -213,12 +252,12 @@ void LogStream::emit_region(std::uint64_t end) {
     LinePrefix prefix = read_prefix(clean);
     Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms};
     bool anchored = false;
-    std::uint32_t mask = 0;
+    std::uint64_t mask = 0;
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {
       if (anchors[next_anchor] >= a) {
         anchored = true;
         std::uint32_t literal = region_bytes.literals[next_anchor];
-        mask |= literal < 32 ? std::uint32_t{1} << literal : 0;
+        mask |= literal < 64 ? std::uint64_t{1} << literal : 0;
       }
       ++next_anchor;
     }
@@ -264,7 +303,6 @@ void LogStream::emit_region(std::uint64_t end) {
     ++number;
     pos = le + 1;
   }
-  emitted_until_ = std::max(emitted_until_, end);
   if (!region.anchors.empty()) sink_(std::move(region));
 }
 

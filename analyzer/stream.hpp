@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,25 @@
 
 namespace oomlens::analyzer {
 
+// What the stream does with a hit of one scanner literal. Ordinary training
+// output hits some literals now and then ("Killed 3 zombie workers", a
+// config dump naming PYTORCH_CUDA_ALLOC_CONF); the gate drops those on the
+// raw bytes, and the budgets keep the lines cleaned around a kept hit to what
+// its parser reads. Together they make the cost follow the failures in a
+// log, not its chatter.
+struct AnchorPolicy {
+  // Cheap test on the raw text around the hit: `piece` is the '\r'/'\n'-free
+  // run of bytes holding it (at most a few hundred bytes each side), `at`
+  // where the literal starts in it. False drops the hit before any line is
+  // cleaned. Null: every hit is kept. Pieces with ANSI escapes skip the gate.
+  bool (*gate)(std::string_view piece, std::size_t at) = nullptr;
+  // The lines above may be a Python traceback the parser walks.
+  bool deep_lookback = true;
+  // Lines after the anchor's line that its parser may read (wrapped and
+  // multi-line messages, summaries, dumps).
+  std::uint32_t lookahead_lines = 200;
+};
+
 struct StreamLimits {
   std::size_t lookback_lines = 1500;         // a deep traceback of 8 interleaved ranks
   std::size_t lookback_bytes = 256 * 1024;
@@ -24,11 +44,10 @@ struct StreamLimits {
   // back only this far: most anchors in a long log are of that kind.
   std::size_t shallow_lookback_lines = 4;
   std::size_t shallow_lookback_bytes = 4 * 1024;
-  // For each scanner literal: does its line need the deep lookback? Empty
-  // means every literal does.
-  std::vector<bool> deep_lookback;
-  std::size_t lookahead_lines = 200;          // multi-line messages, BFC/XLA reports
-  std::size_t lookahead_bytes = 64 * 1024;
+  // For each scanner literal, by index. A literal without one gets the
+  // default policy (no gate, deep lookback, 200 lines ahead).
+  std::vector<AnchorPolicy> anchors;
+  std::size_t lookahead_bytes = 256 * 1024;   // whatever the lines, never more than this
   std::size_t max_region_bytes = 2 * 1024 * 1024;  // then the region is cut and a new one starts
   std::size_t max_line_bytes = 64 * 1024;     // longer raw lines keep windows around anchors
   std::size_t max_unbroken_bytes = 4 * 1024 * 1024;  // scan a line without '\n' in pieces past this
@@ -62,12 +81,17 @@ class LogStream {
   const char* at(std::uint64_t offset) const { return bytes_ + (offset - base_); }
   std::uint64_t offset_of(const void* p) const { return static_cast<std::uint64_t>(static_cast<const char*>(p) - bytes_) + base_; }
   void scan_available(bool at_end);
-  void on_hit(std::uint64_t offset, std::uint32_t literal);
+  // `line` is the hit's 1-based line number.
+  void on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_t line);
+  bool passes_gate(std::uint64_t offset, const AnchorPolicy& policy) const;
+  const AnchorPolicy& policy_of(std::uint32_t literal) const;
   void close_region_if_done(bool at_end);
+  // Where the open region's lookahead ends (after its until_line, or its
+  // byte cap), looking no further than `limit`; nothing if not yet known.
+  std::optional<std::uint64_t> lookahead_end(std::uint64_t limit) const;
   void emit_region(std::uint64_t end);
   void trim();
   std::uint64_t line_end(std::uint64_t offset) const;
-  std::uint64_t newlines_between(std::uint64_t from, std::uint64_t to) const;
 
   const LiteralScanner& scanner_;
   RegionSink sink_;
@@ -91,12 +115,14 @@ class LogStream {
 
   struct OpenRegion {
     std::uint64_t start = 0;          // first byte (a line start, or a cut in a huge line)
-    std::uint64_t last_anchor_end = 0;  // end of the last anchor's line
+    std::uint64_t start_line = 1;     // the line number of that byte
+    std::uint64_t last_anchor_end = 0;  // end of the last anchor's line...
+    std::uint64_t last_anchor_line = 0;  // ...and its number
+    std::uint64_t until_line = 0;       // the last line any anchor's parser may read
     std::vector<std::uint64_t> anchors;
     std::vector<std::uint32_t> literals;  // the scanner literal of each anchor
   };
   std::unique_ptr<OpenRegion> open_;
-  std::uint64_t emitted_until_ = 0;  // regions never overlap: the next starts at or after this
   bool last_byte_newline_ = true;
 };
 

@@ -9,6 +9,7 @@
 
 #include "analyzer/event.hpp"
 #include "analyzer/line.hpp"
+#include "analyzer/stream.hpp"
 
 namespace oomlens::analyzer::parse {
 
@@ -41,10 +42,10 @@ void parse_region(const Region& region, Parsed& out);
 
 // The anchor literals the scanner looks for (lower case; matched
 // case-insensitively). Every parser's trigger text contains one of them.
-const std::vector<std::string>& anchor_literals();
+const std::vector<std::string>& anchor_literals();  // anchors.cpp
 
-// For each anchor literal: whether its line may be an error with a Python
-// traceback above it (the stream then keeps a deep lookback for it).
-const std::vector<bool>& anchors_needing_traceback();
+// For each anchor literal, by index: its gate and how far around a hit the
+// parsers read (see AnchorPolicy).
+const std::vector<AnchorPolicy>& anchor_policies();  // anchors.cpp
 
 }  // namespace oomlens::analyzer::parse

@@ -3,7 +3,6 @@
 #include <random>
 #include <string>
 
-#include "analyzer/parse/parser.hpp"
 #include "analyzer/stream.hpp"
 
 using namespace oomlens::analyzer;
@@ -15,8 +14,15 @@ struct Collected {
   std::uint64_t lines = 0;
 };
 
+// The stream's mechanics, with literals of its own: which literals the
+// parsers need, and their gates, are tested with the parsers.
+const LiteralScanner& test_scanner() {
+  static const LiteralScanner scanner({"memory", "killed", "oom when"});
+  return scanner;
+}
+
 Collected stream_all(std::string_view text, std::size_t piece, StreamLimits limits = {}) {
-  static const LiteralScanner scanner(parse::anchor_literals());
+  const LiteralScanner& scanner = test_scanner();
   Collected c;
   LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); }, limits);
   for (std::size_t i = 0; i < text.size(); i += piece) stream.feed(text.substr(i, piece));
@@ -109,7 +115,7 @@ TEST_CASE("an anchor split by a hard cut in a line without newlines is found onc
   }
 }
 
-TEST_CASE("many anchors close together share a region; regions never overlap") {
+TEST_CASE("many anchors close together share a region; each anchor is in one region, in order") {
   std::string log;
   for (int i = 0; i < 50; ++i) log += "memory pressure " + std::to_string(i) + "\n" + filler(3);
   log += filler(1000);
@@ -117,11 +123,42 @@ TEST_CASE("many anchors close together share a region; regions never overlap") {
   auto c = stream_all(log, 777);
   auto anchors = anchor_lines(c);
   CHECK(anchors.size() == 53);
-  std::uint64_t last = 0;
-  for (const auto& r : c.regions) {
-    CHECK(r.lines.front().number >= last);
-    last = r.lines.back().number;
-  }
+  CHECK(c.regions.size() == 4);  // the 50 close ones share one
+  for (std::size_t i = 1; i < anchors.size(); ++i) CHECK(anchors[i].first > anchors[i - 1].first);
+}
+
+TEST_CASE("a region reads only as far as its anchors' parsers need") {
+  StreamLimits limits;
+  limits.anchors = {AnchorPolicy{nullptr, false, 3}, AnchorPolicy{nullptr, false, 3}, AnchorPolicy{nullptr, true, 3}};
+  std::string log = filler(50) + "memory one\n" + filler(20) + "memory two\n" + filler(20);
+  auto c = stream_all(log, 1 << 20, limits);
+  REQUIRE(c.regions.size() == 2);
+  CHECK(c.regions[0].lines.size() <= 4 + 1 + 3 + 1);
+  CHECK(c.regions[1].lines.size() <= 4 + 1 + 3 + 1);
+  CHECK(c.regions[1].lines[c.regions[1].anchors[0]].number == 72);
+}
+
+TEST_CASE("a gate drops hits on the raw text, and escapes bypass it") {
+  StreamLimits limits;
+  auto only_errors = [](std::string_view piece, std::size_t) { return piece.find("Error") != std::string_view::npos; };
+  limits.anchors = {AnchorPolicy{only_errors, true, 8}};
+  std::string log = filler(5) + "memory is fine\n" + filler(5) + "MemoryError: x\rprogress memory 5%\n" +
+                    "\x1b[1mmemory\x1b[0m is bold\n" + filler(5);
+  auto anchors = anchor_lines(stream_all(log, 13, limits));
+  REQUIRE(anchors.size() == 2);
+  CHECK(anchors[0].first == 12);  // only the '\r' piece holding "Error", not the bar after it
+  CHECK(anchors[0].second == "MemoryError: x");
+  CHECK(anchors[1].first == 13);
+}
+
+TEST_CASE("a deep anchor reads the traceback above it even when another region just ended there") {
+  StreamLimits limits;
+  limits.anchors = {AnchorPolicy{nullptr, false, 2}, AnchorPolicy{nullptr, false, 2}, AnchorPolicy{nullptr, true, 2}};
+  std::string log = filler(3) + "memory warning\n" + filler(6) + "oom when allocating\n";
+  auto c = stream_all(log, 1 << 20, limits);
+  REQUIRE(c.regions.size() == 2);
+  CHECK(c.regions[1].lines.front().number == 1);  // lookback reaches the start again
+  CHECK(c.regions[1].lines[c.regions[1].anchors[0]].number == 11);
 }
 
 TEST_CASE("random logs: cutting never changes what is found") {
@@ -142,7 +179,7 @@ TEST_CASE("reading a contiguous input in place finds the same and releases what 
   auto expected = anchor_lines(stream_all(log, 1 << 20));
   REQUIRE(expected.size() == 40);
 
-  static const LiteralScanner scanner(parse::anchor_literals());
+  const LiteralScanner& scanner = test_scanner();
   Collected c;
   std::uint64_t released_until = 0;
   bool ordered = true;

@@ -1,0 +1,232 @@
+// The scanner's literals: for each, what a hit must look like on the raw line
+// to be worth a region (the gate), and how far around it the parsers read.
+//
+// Every parser's trigger text contains one of these literals, case
+// insensitively. A literal that ordinary training output also prints
+// ("Killed 3 zombie workers", "received signal", a config dump naming
+// PYTORCH_CUDA_ALLOC_CONF) gets a gate that drops such hits on the raw bytes,
+// before any line is cleaned: the cost of a log then follows its failures,
+// not its chatter. Gates only ever drop what no parser would claim; when in
+// doubt they keep the hit and let the parser judge.
+//
+// Several literals cover one message on purpose: a terminal that hard-wraps
+// at 80 columns, or a user who selects only part of a message, leaves some of
+// them whole ("tried to allocate", "total capacity", "reserved in total",
+// "by pytorch").
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+#include "analyzer/parse/parser.hpp"
+
+namespace oomlens::analyzer::parse {
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// `needle` is lower case.
+bool contains_ci(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    std::size_t k = 0;
+    while (k < needle.size() && lower(hay[i + k]) == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+template <std::size_t N>
+bool contains_any_ci(std::string_view hay, const std::array<std::string_view, N>& needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) { return contains_ci(hay, n); });
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A printed size ("2.00 GiB", "512 bytes", "1.5GB") within `radius` bytes of
+// the hit: the partial-selection literals are only worth a region next to one.
+bool size_near(std::string_view piece, std::size_t at, std::size_t radius) {
+  std::size_t lo = at > radius ? at - radius : 0;
+  std::size_t hi = std::min(piece.size(), at + radius);
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (!is_digit(piece[i])) continue;
+    std::size_t j = i;
+    while (j < piece.size() && (is_digit(piece[j]) || piece[j] == '.')) ++j;
+    while (j < piece.size() && piece[j] == ' ') ++j;
+    if (j < piece.size()) {
+      char u = lower(piece[j]);
+      if (u == 'b' || ((u == 'k' || u == 'm' || u == 'g' || u == 't') && j + 1 < piece.size() &&
+                       (lower(piece[j + 1]) == 'b' || lower(piece[j + 1]) == 'i')))
+        return true;
+    }
+    i = j;
+  }
+  return false;
+}
+
+bool gate_size_near(std::string_view piece, std::size_t at) { return size_near(piece, at, 48); }
+
+// "Failed to CUDA calloc 4096 bytes" (NCCL), not every calloc in a C++ trace.
+bool gate_calloc(std::string_view piece, std::size_t) { return contains_ci(piece, "fail"); }
+
+// TPU: "Attempting to reserve 6.20G ... That was not possible."
+bool gate_not_possible(std::string_view piece, std::size_t) {
+  return contains_ci(piece, "reserve") || contains_ci(piece, "allocate");
+}
+
+// memory_summary()'s "CUDA OOMs: N": evidence only when N > 0.
+bool gate_oom_count(std::string_view piece, std::size_t at) {
+  std::size_t i = at + 5;  // past "ooms:"
+  while (i < piece.size() && piece[i] == ' ') ++i;
+  if (i >= piece.size() || !is_digit(piece[i])) return false;
+  while (i < piece.size() && piece[i] == '0') ++i;
+  return i < piece.size() && is_digit(piece[i]);
+}
+
+// An assertion inside the caching allocator (what follows an OOM with
+// expandable segments), not any INTERNAL ASSERT.
+bool gate_allocator_assert(std::string_view piece, std::size_t) { return contains_ci(piece, "cachingallocator"); }
+
+// bash's "Killed", the kernel's "Killed process", DataLoader's "killed by
+// signal", Kubernetes' OOMKilled, srun's "task 0: Killed".
+bool gate_killed(std::string_view piece, std::size_t at) {
+  static constexpr std::array<std::string_view, 4> kForms = {"killed by signal", "killed process", "oomkilled",
+                                                            "kill process"};
+  if (contains_any_ci(piece, kForms)) return true;
+  // The word ends the line's text, or stands after a PID or job number.
+  std::size_t end = at + 6;
+  while (end < piece.size() && piece[end] == ' ') ++end;
+  if (end == piece.size()) return true;
+  std::size_t before = at;
+  while (before > 0 && piece[before - 1] == ' ') --before;
+  return before > 0 && (is_digit(piece[before - 1]) || piece[before - 1] == ']' || piece[before - 1] == '+' ||
+                        piece[before - 1] == '-' || piece[before - 1] == ':');
+}
+
+bool gate_signal(std::string_view piece, std::size_t) {
+  static constexpr std::array<std::string_view, 6> kForms = {"closing signal", "got signal", "signals.sig",
+                                                            "death signal", "killed by signal", "received signal"};
+  return contains_any_ci(piece, kForms);
+}
+
+bool gate_watchdog(std::string_view piece, std::size_t) {
+  static constexpr std::array<std::string_view, 3> kForms = {"timeout", "stuck", "terminated"};
+  return contains_any_ci(piece, kForms);
+}
+
+// The exception line "...ChildFailedError:", not "raise ChildFailedError(".
+bool gate_child_failed(std::string_view piece, std::size_t at) {
+  std::size_t end = at + 16;
+  return end < piece.size() && piece[end] == ':';
+}
+
+// torchrun's "failed (exitcode: 1) local_rank: 3 (pid: 4242)".
+bool gate_exitcode(std::string_view piece, std::size_t) { return contains_ci(piece, "local_rank"); }
+
+// A setting's name followed by '=' or ':' (an assignment, a dict, YAML), or
+// the deprecation warning, or a Kubernetes "name:" line. Not a mention in prose.
+bool gate_setting(std::string_view piece, std::size_t at) {
+  if (contains_ci(piece, "deprecated") || contains_ci(piece, "name:")) return true;
+  std::size_t i = at;
+  while (i < piece.size() && (std::isalnum(static_cast<unsigned char>(piece[i])) || piece[i] == '_')) ++i;
+  while (i < piece.size() && (piece[i] == '\'' || piece[i] == '"' || piece[i] == ']' || piece[i] == ' ')) ++i;
+  return i < piece.size() && (piece[i] == '=' || piece[i] == ':');
+}
+
+// "Unexpected bus error ... insufficient shared memory" from DataLoader workers.
+bool gate_shared_memory(std::string_view piece, std::size_t) {
+  return contains_ci(piece, "bus error") || contains_ci(piece, "insufficient");
+}
+
+constexpr bool kDeep = true, kShallow = false;
+// Lines ahead: whole messages (wrapped, multi-line, BFC and XLA reports) for
+// OOMs; a line and its C10 suffix for one-line findings.
+constexpr std::uint32_t kMessage = 200, kSummary = 400, kTable = 40, kLine = 8, kPair = 2;
+
+struct Entry {
+  std::string_view literal;
+  AnchorPolicy policy;
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+      // GPU out-of-memory statements, in any runtime's words.
+      {"out of memory", {nullptr, kDeep, kMessage}},
+      {"outofmemory", {nullptr, kDeep, kMessage}},     // OutOfMemoryError, hipErrorOutOfMemory
+      {"out_of_memory", {nullptr, kDeep, kMessage}},   // CUDA_ERROR_OUT_OF_MEMORY
+      {"memoryallocation", {nullptr, kDeep, kMessage}},  // cudaErrorMemoryAllocation
+      {"xhausted", {nullptr, kDeep, kMessage}},        // RESOURCE_EXHAUSTED, ResourceExhaustedError
+      {"status_alloc_failed", {nullptr, kDeep, kMessage}},  // CUBLAS_/CUDNN_STATUS_ALLOC_FAILED
+      {"oom when", {nullptr, kDeep, kMessage}},        // TensorFlow "OOM when allocating tensor"
+      {"enough memory", {nullptr, kDeep, kMessage}},   // "Not enough memory for workspace!", host forms
+      {"failed to alloc", {nullptr, kDeep, kMessage}},  // stream_executor, XLA "Failed to allocate request"
+      {"cuda calloc", {gate_calloc, kDeep, kMessage}},      // NCCL "Failed to CUDA calloc N bytes"
+      {"pt_devmem", {nullptr, kDeep, kMessage}},       // Gaudi "MODULE:PT_DEVMEM Allocation failed"
+      {"_use_uvm", {nullptr, kDeep, kMessage}},        // "[_use_uvm] FAILED to allocate"
+      {"unhandled cuda error", {nullptr, kDeep, kMessage}},  // NCCL
+      // Pieces of the allocator message a selection or a hard wrap leaves whole.
+      {"tried to allocate", {nullptr, kDeep, kMessage}},
+      {"total capacity", {gate_size_near, kDeep, kMessage}},
+      {"capacty", {gate_size_near, kDeep, kMessage}},  // PyTorch 2.1's typo
+      {"already allocated", {gate_size_near, kDeep, kMessage}},
+      {"reserved in total", {gate_size_near, kDeep, kMessage}},
+      {"by pytorch", {gate_size_near, kDeep, kMessage}},  // "allocated by PyTorch", "reserved by PyTorch"
+      // Reports that carry an OOM's numbers without its usual header.
+      {"in-use chunks", {nullptr, kDeep, kTable}},     // TF BFC "Sum Total of in-use chunks"
+      {"was not possible", {gate_not_possible, kDeep, kTable}},  // TPU reserve failure
+      {"cuda ooms:", {gate_oom_count, kShallow, kTable}},   // memory_summary() "CUDA OOMs: N"
+      {"internal assert", {gate_allocator_assert, kDeep, kMessage}},
+      // Look-alikes: host memory, access errors, killed processes.
+      {"illegal memory", {nullptr, kShallow, kLine}},
+      {"device-side assert", {nullptr, kShallow, kLine}},
+      {"misaligned address", {nullptr, kShallow, kLine}},
+      {"memory access fault", {nullptr, kShallow, kLine}},
+      {"bad_alloc", {nullptr, kShallow, kLine}},
+      {"memoryerror", {nullptr, kShallow, kLine}},     // Python's MemoryError
+      {"allocate memory", {nullptr, kShallow, kLine}},  // "can't allocate memory", ENOMEM
+      {"unable to allocate", {nullptr, kShallow, kLine}},  // numpy
+      {"shared memory", {gate_shared_memory, kShallow, kLine}},
+      {"exited unexpectedly", {nullptr, kShallow, kLine}},  // DataLoader workers
+      {"killed", {gate_killed, kShallow, kLine}},
+      {"oom-kill", {nullptr, kShallow, kLine}},
+      {"oom_kill", {nullptr, kShallow, kLine}},
+      // Collateral failures of other ranks, launcher summaries.
+      {"signal", {gate_signal, kShallow, kLine}},
+      {"watchdog", {gate_watchdog, kShallow, kLine}},
+      {"childfailederror", {gate_child_failed, kShallow, kSummary}},
+      {"exitcode", {gate_exitcode, kShallow, kLine}},
+      // Pressure warnings.
+      {"cache flush", {nullptr, kShallow, kLine}},     // DeepSpeed "allocator cache flushes"
+      {"deallocate free memory", {nullptr, kShallow, kLine}},  // TF BFC garbage collection
+      // Settings the advice depends on.
+      {"_alloc_conf", {gate_setting, kShallow, kPair}},  // PYTORCH_(CUDA_|HIP_)ALLOC_CONF
+      {"no_cuda_memory_caching", {gate_setting, kShallow, kPair}},
+      {"xla_python_client", {gate_setting, kShallow, kPair}},
+      {"tf_gpu_allocator", {gate_setting, kShallow, kPair}},
+      {"tf_force_gpu_allow_growth", {gate_setting, kShallow, kPair}},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<std::string>& anchor_literals() {
+  static const std::vector<std::string> literals = [] {
+    std::vector<std::string> v;
+    for (const auto& e : entries()) v.emplace_back(e.literal);
+    return v;
+  }();
+  return literals;
+}
+
+const std::vector<AnchorPolicy>& anchor_policies() {
+  static const std::vector<AnchorPolicy> policies = [] {
+    std::vector<AnchorPolicy> v;
+    for (const auto& e : entries()) v.push_back(e.policy);
+    return v;
+  }();
+  return policies;
+}
+
+}  // namespace oomlens::analyzer::parse
