@@ -41,6 +41,11 @@ struct Cause {
 
 struct Verdict {
   OomClass cls = OomClass::unquantified;
+  // Why the class is what it is when the numbers cannot settle it, as a
+  // stable token (JSON "reason"): "no-numbers", "library-allocation",
+  // "truncated", "size-overflow", "numbers-contradict", "uvm", ... Empty when
+  // the arithmetic decided.
+  std::string reason;
   // Other causes that also apply, most memory first; named beside the verdict.
   std::vector<Cause> secondary;
   // Lines of arithmetic that prove the verdict, with the message's own numbers.

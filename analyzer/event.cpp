@@ -9,6 +9,11 @@ const char* to_string(Device d) {
     case Device::mps: return "mps";
     case Device::xpu: return "xpu";
     case Device::tpu: return "tpu";
+    case Device::mlu: return "mlu";
+    case Device::npu: return "npu";
+    case Device::gcu: return "gcu";
+    case Device::hpu: return "hpu";
+    case Device::musa: return "musa";
     case Device::unknown: return "unknown";
   }
   return "unknown";
@@ -35,6 +40,8 @@ const char* to_string(OomFamily f) {
     case OomFamily::nccl: return "nccl";
     case OomFamily::xla: return "xla";
     case OomFamily::tensorflow: return "tensorflow";
+    case OomFamily::memory_summary: return "memory_summary";
+    case OomFamily::generic: return "generic";
   }
   return "unknown";
 }

@@ -9,7 +9,9 @@
 
 namespace oomlens::analyzer {
 
-enum class Device { cuda, hip, mps, xpu, tpu, unknown };
+// Vendor builds of PyTorch print the allocator message with their own device
+// word ("MLU out of memory", "NPU out of memory", "GCU ..."); Gaudi is HPU.
+enum class Device { cuda, hip, mps, xpu, tpu, mlu, npu, gcu, hpu, musa, unknown };
 enum class Framework { pytorch, jax, tensorflow, unknown };
 
 struct OtherProcess {
@@ -48,6 +50,8 @@ enum class OomFamily {
   nccl,               // NCCL "unhandled cuda error" / "Cuda failure 'out of memory'"
   xla,                // RESOURCE_EXHAUSTED: Out of memory while trying to allocate ...
   tensorflow,         // OOM when allocating tensor ... / BFC "ran out of memory"
+  memory_summary,     // torch.cuda.memory_summary() with "CUDA OOMs: N" > 0
+  generic,            // a GPU runtime's out-of-memory statement in words no specific parser knows
 };
 
 struct Frame {
@@ -58,6 +62,9 @@ struct Frame {
 
 struct OomEvent {
   OomFamily family = OomFamily::pytorch_allocator;
+  // Which input the event was read from, when one job's log is several files
+  // (an index into the caller's list of inputs; 0 for a single input).
+  std::uint32_t file = 0;
   Device device = Device::unknown;
   Framework framework = Framework::unknown;
   std::uint64_t line = 0;      // 1-based '\n' line of the message's first line
@@ -88,6 +95,7 @@ enum class FindingKind {
 
 struct LogFinding {
   FindingKind kind = FindingKind::allocator_pressure;
+  std::uint32_t file = 0;  // as OomEvent::file
   std::uint64_t line = 0;
   std::uint64_t offset = 0;
   std::optional<int> rank;
