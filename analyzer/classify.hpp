@@ -15,7 +15,7 @@ enum class OomClass { fragmentation, capacity, external, limit, unquantified };
 const char* to_string(OomClass c);
 
 // The thresholds the judgement uses. They are documented in the rule pages
-// (rules/docs/OOM101.md ...); change both together.
+// (rules/docs/OOM101.md ... OOM105.md); change both together.
 struct ClassifyThresholds {
   // A cause other than live tensors counts only when the memory it holds
   // could have served the request AND is at least this share of the device:
@@ -23,6 +23,14 @@ struct ClassifyThresholds {
   double significant_share = 0.10;
   // Without a device total: share of reserved memory instead.
   double significant_share_of_reserved = 0.25;
+  // Memory outside PyTorch's allocator (other processes, this process's
+  // CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers) makes the class
+  // "external" only above max(this, significant_share of the device) AND
+  // when it holds more than the live tensors: a few hundred MiB of context
+  // on a small card is this process's own overhead, not another holder.
+  std::uint64_t external_min_bytes = std::uint64_t{1} << 30;
+  // A cap "is reached" when reserved sits within this share of it.
+  double at_cap_share = 0.02;
   // A "Process N has X" line is this process itself (PID namespaces hide our
   // own PID from NVML) when X exceeds reserved by no more than this much
   // non-PyTorch memory...
@@ -43,8 +51,8 @@ struct Verdict {
   OomClass cls = OomClass::unquantified;
   // Why the class is what it is when the numbers cannot settle it, as a
   // stable token (JSON "reason"): "no-numbers", "library-allocation",
-  // "truncated", "size-overflow", "numbers-contradict", "uvm", ... Empty when
-  // the arithmetic decided.
+  // "truncated", "size-overflow", "numbers-contradict", "no-request", "uvm".
+  // Empty when the arithmetic decided.
   std::string reason;
   // Other causes that also apply, most memory first; named beside the verdict.
   std::vector<Cause> secondary;
@@ -63,5 +71,15 @@ void identify_self_process(MemoryNumbers& numbers, const ClassifyThresholds& t =
 
 // Judges one event. Calls identify_self_process first, so `event` may change.
 Verdict classify(OomEvent& event, const ClassifyThresholds& t = {});
+
+// How far apart two printed sizes may be and still be equal: PyTorch prints
+// two decimals of the largest unit, so each figure is off by up to half a
+// hundredth of that unit.
+std::uint64_t rounding_slack(std::uint64_t printed_bytes);
+
+namespace detail {
+// The MPS judgement (classify_mps.cpp): pool, outside allocations, cap.
+Verdict classify_mps(const OomEvent& event, const ClassifyThresholds& t);
+}  // namespace detail
 
 }  // namespace oomlens::analyzer

@@ -21,6 +21,16 @@ struct Line {
   std::optional<int> rank;
   // Milliseconds since the Unix epoch, from a leading timestamp (UTC assumed).
   std::optional<std::int64_t> time_ms;
+  // Width of the raw text as a terminal showed it (prefix included, colour
+  // escapes not): in code points and in bytes, since `fold` counts bytes.
+  std::uint32_t columns = 0;
+  std::uint32_t bytes = 0;
+  // The last physical line the text comes from, when it spans several: a
+  // line a terminal hard-wrapped is joined back into one (analyzer/unwrap.hpp).
+  // 0 means `number`.
+  std::uint64_t end_number = 0;
+
+  std::uint64_t last_number() const { return end_number ? end_number : number; }
 };
 
 // A window of consecutive lines around something interesting in the log. The

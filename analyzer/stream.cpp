@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analyzer/text.hpp"
+#include "analyzer/unwrap.hpp"
 
 namespace oomlens::analyzer {
 namespace {
@@ -250,7 +251,8 @@ void LogStream::emit_region(std::uint64_t end) {
     if (a >= b) return;
     std::string clean = strip_ansi(std::string_view(at(a), b - a));
     LinePrefix prefix = read_prefix(clean);
-    Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms};
+    Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms,
+              display_columns(clean), static_cast<std::uint32_t>(std::min<std::size_t>(clean.size(), UINT32_MAX))};
     bool anchored = false;
     std::uint64_t mask = 0;
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {
@@ -303,7 +305,9 @@ void LogStream::emit_region(std::uint64_t end) {
     ++number;
     pos = le + 1;
   }
-  if (!region.anchors.empty()) sink_(std::move(region));
+  if (region.anchors.empty()) return;
+  join_hard_wraps(region);
+  sink_(std::move(region));
 }
 
 void LogStream::trim() {

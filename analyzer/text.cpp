@@ -1,6 +1,8 @@
 #include "analyzer/text.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace oomlens::analyzer {
@@ -127,6 +129,12 @@ std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int se
   unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   std::int64_t days = std::int64_t{era} * 146097 + static_cast<std::int64_t>(doe) - 719468;
   return ((days * 24 + hour) * 60 + minute) * 60000 + std::int64_t{second} * 1000 + millis;
+}
+
+std::uint32_t display_columns(std::string_view text) {
+  std::size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return static_cast<std::uint32_t>(std::min<std::size_t>(n, UINT32_MAX));
 }
 
 std::string strip_ansi(std::string_view text) {

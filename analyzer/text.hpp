@@ -25,6 +25,10 @@ struct LinePrefix {
 // ("[rank3]:", "[default3]:", srun's "3: ", mpirun's "[1,3]<stderr>:").
 LinePrefix read_prefix(std::string_view text);
 
+// Width of text in a terminal, counting code points (UTF-8 continuation bytes
+// do not add a column; invalid bytes count one each). Capped at UINT32_MAX.
+std::uint32_t display_columns(std::string_view text);
+
 // Milliseconds since the Unix epoch for a civil UTC date and time.
 std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int second, int millis);
 

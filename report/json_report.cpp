@@ -68,6 +68,7 @@ json incident_json(const std::string& path, const rules::IncidentDiagnosis& item
   json j;
   j["file"] = path;
   j["class"] = analyzer::to_string(inc.verdict.cls);
+  if (!inc.verdict.reason.empty()) j["reason"] = inc.verdict.reason;
   j["rule"] = d.code;
   j["name"] = d.name;
   j["severity"] = rules::to_string(d.severity);

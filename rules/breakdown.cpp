@@ -31,8 +31,10 @@ MemoryBreakdown memory_breakdown(const analyzer::MemoryNumbers& n) {
   add(K::free, "free", n.free.value_or(0));
   known = 0;
   for (const auto& p : b.parts) known += p.bytes;
-  // Over capacity (WSL spill): the bar's whole is what is in use, not the device.
-  b.total_is_device = n.total && *n.total >= known;
+  // Over capacity (WSL spill): the bar's whole is what is in use, not the
+  // device. The sum of rounded figures may exceed the total by their
+  // rounding (up to 1%): that is still the device (the bar is capped at it).
+  b.total_is_device = n.total && *n.total + *n.total / 100 >= known;
   b.total = b.total_is_device ? *n.total : known;
   if (b.parts.size() < 2 || b.total == 0) b.parts.clear();
   return b;

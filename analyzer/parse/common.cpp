@@ -85,7 +85,7 @@ OomEvent event_at(const Line& line, OomFamily family) {
   OomEvent ev;
   place_at(line, ev);
   ev.family = family;
-  ev.end_line = line.number;
+  ev.end_line = line.last_number();
   return ev;
 }
 
@@ -100,7 +100,7 @@ LogFinding finding_at(const Line& line, FindingKind kind, std::string detail, st
 }
 
 std::size_t append_event(const Region& region, std::size_t last, OomEvent ev, Parsed& out) {
-  ev.end_line = region.lines[last].number;
+  ev.end_line = region.lines[last].last_number();
   out.ooms.push_back(std::move(ev));
   return last;
 }
@@ -122,7 +122,9 @@ std::string joined_message(const Region& region, std::size_t at, std::size_t max
     if (complete(text)) break;
     const Line& next = region.lines[i];
     if (next.rank != rank) continue;  // other ranks' lines interleave; skip them
-    if (starts_new_record(next.text)) break;
+    // A line with a timestamp of its own was logged on its own: wrapped
+    // pieces and a message's continuation lines never carry one.
+    if (starts_new_record(next.text) || next.time_ms) break;
     text += next.text;
     end = i;
   }

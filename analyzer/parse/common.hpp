@@ -83,7 +83,8 @@ std::optional<std::size_t> next_line_of(const Region& region, std::size_t i, con
 // The message that starts on region.lines[at], joined with the lines after it
 // while `complete(text)` is false (terminals and log wrappers cut long
 // messages). Only lines of the same rank that do not start a new record
-// (blank, "Traceback", a frame, an exception chain) are joined, at most
+// (blank, "Traceback", a frame, an exception chain, a line with a timestamp
+// of its own) are joined, at most
 // `max_lines` in all. Lines are concatenated without a separator: a hard wrap
 // splits words, so patterns allow optional whitespace between tokens.
 // `last` receives the index of the last line used.

@@ -1,6 +1,13 @@
 // The PyTorch caching-allocator OOM, "(CUDA|HIP|XPU) out of memory. Tried to
 // allocate ...": every era of allocator-facts §1.3 (A–I), the 1EB request of
-// §1.4, the hipified text of §1.5 and the XPU texts of §1.7.
+// §1.4, the hipified text of §1.5, the XPU texts of §1.7, and vendor builds
+// that print the same grammar with their own device word ("MLU out of
+// memory ... (MLU 0; ...)", "NPU ...", "GCU ...", "MUSA ...").
+//
+// Also a message without its head: a user selects part of it in the editor
+// or the terminal ("Tried to allocate 64.00 MiB (GPU 1; ...", only the
+// parenthesis, only "GPU 0 has a total capacity of ... Of the allocated
+// memory ..."). What is there is still an allocator OOM with its numbers.
 //
 // Each number is pulled out by its own small pattern rather than one regex per
 // era, so a message cut short (2.3's NUL, a log wrapper) or hard-wrapped by a
@@ -29,15 +36,43 @@ constexpr std::uint64_t kOneExabyte = std::uint64_t{1} << 60;
 // Enough for any real NVML listing; bounds what hostile text can make us hold.
 constexpr std::size_t kMaxProcesses = 256;
 
+// The device words of the allocator grammar: PyTorch's own and vendor forks'.
+#define OOMLENS_DEVICE_WORD "(?:GPU|NPU|MLU|GCU|XPU|MUSA)"
+
 // §1.3 "Parser guidance": the anchor, with the device prefix optional (the
 // device-generic "Out of memory. Tried to allocate" of Era I).
 const RE2& anchor_re() {
-  static const RE2 re(R"(((CUDA|HIP|XPU)\s*)?[Oo]ut\s*of\s*memory\.\s*Tried\s*to\s*allocate)");
+  static const RE2 re(R"(((CUDA|HIP|XPU|MLU|NPU|GCU|MUSA)\s*)?[Oo]ut\s*of\s*memory\.\s*Tried\s*to\s*allocate)");
   return re;
 }
-// Cheap test on the first line before joining: the anchor must start there.
+// Where a message without its head starts: at "Tried to allocate <size>" when
+// the device's figures follow (not MPS's "... on private pool"), at the old
+// format's "(GPU n; <size> total capacity", at the new format's "GPU n has a
+// total capacity", or at the accounting ("Of the allocated memory", "<size>
+// already allocated", "<size> reserved in total by PyTorch"). The earliest.
+std::optional<std::size_t> partial_start(std::string_view text) {
+  static const RE2 forms[] = {
+      RE2(sized(R"(Tried\s*to\s*allocate\s*)", R"(\s*(?:\(\s*|\.\s*))" OOMLENS_DEVICE_WORD)),
+      RE2(R"(\(\s*)" OOMLENS_DEVICE_WORD R"(\s*[0-9]+\s*;)"),
+      RE2(OOMLENS_DEVICE_WORD R"(\s*[0-9]+\s*has\s*a\s*total\s*capaci?ty)"),
+      RE2(R"(Of\s*the\s*allocated\s*memory)"),
+      RE2(sized("", R"(\s*already\s*allocated)")),
+      RE2(sized("", R"(\s*reserved\s*in\s*total\s*by\s*PyTorch)")),
+  };
+  std::optional<std::size_t> earliest;
+  for (const RE2& form : forms) {
+    re2::StringPiece found;
+    if (form.Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1)) {
+      const std::size_t at = pos_of(text, found);
+      if (!earliest || at < *earliest) earliest = at;
+    }
+  }
+  return earliest;
+}
+// Cheap test on the first line before joining: the anchor or a partial
+// start must begin there.
 const RE2& first_line_re() {
-  static const RE2 re(R"(CUDA|HIP|XPU|[Oo]ut\s*of)");
+  static const RE2 re(R"(CUDA|HIP|XPU|MLU|NPU|GCU|MUSA|[Oo]ut\s*of|Tried|capaci?ty|already|reserved|allocated)");
   return re;
 }
 
@@ -68,7 +103,7 @@ const RE2& continuation_re() {
 
 const RE2& requested_re() { static const RE2 re(sized(R"(Tried\s*to\s*allocate\s*)")); return re; }
 const RE2& one_exabyte_re() { static const RE2 re(R"(Tried\s*to\s*allocate\s*more\s*than\s*1EB)"); return re; }
-const RE2& gpu_digits_re() { static const RE2 re(R"(GPU\s*([0-9]+)\s*(?:has|;))"); return re; }
+const RE2& gpu_digits_re() { static const RE2 re(OOMLENS_DEVICE_WORD R"(\s*([0-9]+)\s*(?:has|;))"); return re; }
 // 2.3 streamed an int8 device index as a char: device n>0 prints byte n (§1.3 Era F).
 const RE2& gpu_char_re() { static const RE2 re(R"(GPU ?([\x01-\x1f]) ?has)"); return re; }
 // Era F: the message stops right after "GPU " (device 0's NUL ended the C string).
@@ -188,7 +223,31 @@ Device device_of(std::string_view prefix) {
   if (prefix == "CUDA") return Device::cuda;
   if (prefix == "HIP") return Device::hip;
   if (prefix == "XPU") return Device::xpu;
+  if (prefix == "MLU") return Device::mlu;
+  if (prefix == "NPU") return Device::npu;
+  if (prefix == "GCU") return Device::gcu;
+  if (prefix == "MUSA") return Device::musa;
   return Device::unknown;
+}
+
+// A message without its head names its device only in passing: a vendor's
+// device word, or the allocator variable of the hint.
+Device device_in(std::string_view msg) {
+  static const RE2 vendor(R"(\b(NPU|MLU|GCU|MUSA)\s*[0-9]+\s*(?:;|has))");
+  static const RE2 hip(R"(PYTORCH_HIP_ALLOC_CONF|HIP\s*Graphs)");
+  static const RE2 cuda(R"(PYTORCH_CUDA_ALLOC_CONF|CUDA\s*Graphs)");
+  re2::StringPiece word;
+  if (RE2::PartialMatch(msg, vendor, &word)) return device_of(view(word));
+  if (RE2::PartialMatch(msg, hip)) return Device::hip;
+  if (RE2::PartialMatch(msg, cuda)) return Device::cuda;
+  return Device::unknown;
+}
+
+// Enough of the message to be one: the request, or the device's total with
+// some of PyTorch's accounting, or the old format's accounting pair.
+bool enough_for_a_message(const MemoryNumbers& n) {
+  return n.requested || (n.total && (n.allocated || n.reserved || n.reserved_unallocated)) ||
+         (n.allocated && n.reserved);
 }
 
 std::string without_trailing_controls(std::string_view text) {
@@ -274,18 +333,27 @@ std::optional<std::size_t> parse_pytorch_allocator(const Region& region, std::si
   std::string text = join_message(region, at, last);
 
   re2::StringPiece match[3];
-  if (!anchor_re().Match(text, 0, text.size(), RE2::UNANCHORED, match, 3)) return std::nullopt;
-  std::size_t start = pos_of(text, match[0]);
+  std::size_t start = 0;
+  bool whole = anchor_re().Match(text, 0, text.size(), RE2::UNANCHORED, match, 3);
+  if (whole) {
+    start = pos_of(text, match[0]);
+  } else {
+    auto partial = partial_start(text);
+    if (!partial) return std::nullopt;
+    start = *partial;
+  }
   if (start >= first.text.size()) return std::nullopt;  // the anchor belongs to a later line
   std::string_view msg = std::string_view(text).substr(start);
 
   OomEvent ev = event_at(first, OomFamily::pytorch_allocator);
   ev.framework = Framework::pytorch;
-  ev.device = device_of(view(match[2]));
-  ev.exception = exception_before(first.text, start);
+  ev.device = whole ? device_of(view(match[2])) : device_in(msg);
+  if (whole && ev.device == Device::unknown) ev.device = device_in(msg);
+  ev.exception = whole ? exception_before(first.text, start) : std::string();
   ev.message = capped(without_trailing_controls(msg));
   read_device_index(msg, ev);
   read_numbers(msg, ev);
+  if (!whole && !enough_for_a_message(ev.numbers)) return std::nullopt;
   ev.expandable_hint = RE2::PartialMatch(msg, expandable_hint_re());
   return append_event(region, last, std::move(ev), out);
 }

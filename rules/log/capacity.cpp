@@ -1,4 +1,5 @@
 // OOM102 device-capacity-exceeded: live tensors fill the device.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
@@ -64,6 +65,16 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
                            FixSafety::safe, conf.name, conf.value, {},
                            "The cached-but-unallocated memory would have covered this request; expandable segments "
                            "let it be reused. It will not make a full device fit."});
+      break;
+    }
+  // Memory outside the allocator large enough to name, though the tensors
+  // hold more: its fixes come after the capacity ones.
+  const std::uint64_t floor = std::max<std::uint64_t>(
+      std::uint64_t{1} << 30, n.total ? *n.total / 10 : 0);
+  for (const auto& cause : inc.verdict.secondary)
+    if (cause.cls == analyzer::OomClass::external && cause.bytes >= floor &&
+        inc.primary.family != analyzer::OomFamily::mps) {
+      for (auto& fix : outside_memory_fixes(inc)) d.fixes.push_back(std::move(fix));
       break;
     }
   if (framework == analyzer::Framework::pytorch) d.fixes.push_back(snapshot_fix());

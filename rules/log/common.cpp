@@ -100,6 +100,32 @@ Fix no_empty_cache_fix() {
           "this error and slows every step by forcing fresh cudaMalloc calls."};
 }
 
+std::vector<Fix> outside_memory_fixes(const analyzer::Incident& inc) {
+  const auto& n = inc.primary.numbers;
+  std::uint64_t others = 0;
+  for (const auto& p : n.other_processes) others += p.bytes;
+  const bool by_others = others >= n.non_pytorch.value_or(0) && !n.other_processes.empty();
+  std::vector<Fix> fixes{find_holders_fix()};
+  if (by_others || n.other_processes.empty()) {
+    fixes.push_back({"Stop the other holder, or run on a free GPU", FixKind::advice, FixSafety::display_only, {}, {},
+                     {},
+                     "End the process found above (a leftover run holds memory until it exits), or choose a free "
+                     "device with CUDA_VISIBLE_DEVICES."});
+  }
+  if (!by_others && n.non_pytorch) {
+    fixes.push_back({"Shrink NCCL's buffers", FixKind::env, FixSafety::unsafe, "NCCL_BUFFSIZE", "1048576", {},
+                     "Each NCCL channel allocates buffers per peer outside PyTorch (default 4 MiB each); smaller "
+                     "buffers can slow collectives."});
+    fixes.push_back({"Use small cuBLAS workspaces", FixKind::env, FixSafety::unsafe, "CUBLAS_WORKSPACE_CONFIG",
+                     ":16:8", {},
+                     "Eight 16 KiB workspaces per stream instead of cuBLAS's default of several MiB each; some "
+                     "matrix multiplications get slower."});
+    fixes.push_back({"Keep CUDA out of DataLoader workers", FixKind::advice, FixSafety::display_only, {}, {}, {},
+                     "Each process that touches CUDA creates its own context (hundreds of MiB)."});
+  }
+  return fixes;
+}
+
 Fix find_holders_fix() {
   return {"List the processes holding GPU memory",
           FixKind::command,

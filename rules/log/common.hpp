@@ -27,6 +27,9 @@ std::string script_of(const analyzer::Incident& inc);
 std::string rerun_command(const analyzer::Incident& inc, const std::string& env_prefix);
 
 Fix snapshot_fix();
+// The fixes for memory held outside the allocator: find the holder, and when
+// this process's own non-PyTorch memory is the larger part, shrink it.
+std::vector<Fix> outside_memory_fixes(const analyzer::Incident& inc);
 Fix no_empty_cache_fix();
 Fix find_holders_fix();
 

@@ -39,24 +39,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
                     "non-PyTorch memory in this one; the command below tells which.\n\n";
   d.explanation += evidence_markdown(inc);
 
-  d.fixes.push_back(find_holders_fix());
-  if (by_others || n.other_processes.empty()) {
-    d.fixes.push_back({"Stop the other holder, or run on a free GPU", FixKind::advice, FixSafety::display_only, {}, {},
-                       {},
-                       "End the process found above (a leftover run holds memory until it exits), or choose a free "
-                       "device with CUDA_VISIBLE_DEVICES."});
-  }
-  if (!by_others && n.non_pytorch) {
-    d.fixes.push_back({"Shrink NCCL's buffers", FixKind::env, FixSafety::unsafe, "NCCL_BUFFSIZE", "1048576", {},
-                       "Each NCCL channel allocates buffers per peer outside PyTorch (default 4 MiB each); smaller "
-                       "buffers can slow collectives."});
-    d.fixes.push_back({"Use small cuBLAS workspaces", FixKind::env, FixSafety::unsafe, "CUBLAS_WORKSPACE_CONFIG",
-                       ":16:8", {},
-                       "Eight 16 KiB workspaces per stream instead of cuBLAS's default of several MiB each; some "
-                       "matrix multiplications get slower."});
-    d.fixes.push_back({"Keep CUDA out of DataLoader workers", FixKind::advice, FixSafety::display_only, {}, {}, {},
-                       "Each process that touches CUDA creates its own context (hundreds of MiB)."});
-  }
+  for (auto& fix : outside_memory_fixes(inc)) d.fixes.push_back(std::move(fix));
   d.verify = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
 }
 

@@ -29,6 +29,14 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   d.explanation = "The message does not say how memory was used, so the cause cannot be proven from it. Capture the "
                   "numbers on the next run.\n\n" +
                   evidence_markdown(inc);
+  if (inc.verdict.reason == "numbers-contradict") {
+    d.message = fmt::format("GPU out of memory that its own figures do not explain: {}; {} free on the device",
+                            failure_head(inc), e.numbers.free ? analyzer::format_size(*e.numbers.free) : "?");
+    d.explanation = "By the figures the message prints, the allocation fits: the device reported more free memory "
+                    "than the request, and no cap is printed. Something the message does not show decided; capture "
+                    "the figures at the failing line to see what.\n\n" +
+                    evidence_markdown(inc);
+  }
   if (e.numbers.requested && *e.numbers.requested >= analyzer::kPlaceholderSize) {
     d.message = fmt::format("Impossible allocation size, not a memory shortage: {}", failure_head(inc));
     d.fixes.push_back({"Print the shapes that feed the failing line", FixKind::advice, FixSafety::display_only, {}, {},
