@@ -100,56 +100,96 @@ std::size_t code_units(std::string_view text, PositionEncoding encoding) {
 }
 
 LineStarts LineStartsBuilder::finish() && {
-  starts_.has_bare_cr = crs_ > pairs_;
-  if (starts_.has_bare_cr) starts_.newline = std::move(newline_);
+  close_line();
   return std::move(starts_);
 }
 
-LineIndex::LineIndex(std::string_view text, LineStarts starts)
-    : text_(text),
-      line_starts_(std::move(starts.lsp)),
-      has_bare_cr_(starts.has_bare_cr),
-      newline_starts_(std::move(starts.newline)) {}
+LineIndex::LineIndex(std::string_view text, LineStarts starts) : text_(text), starts_(std::move(starts)) {}
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {
-  line_starts_.push_back(0);
   // Two memchr cursors instead of a byte loop: line ends are sparse, and
   // documents can be hundreds of megabytes.
+  LineStartsBuilder builder;
   std::size_t next_lf = find_byte(text, '\n', 0);
   std::size_t next_cr = find_byte(text, '\r', 0);
   while (next_lf != std::string_view::npos || next_cr != std::string_view::npos) {
     if (next_cr < next_lf) {
-      if (next_cr + 1 == next_lf) {  // "\r\n": one line end, a '\n' line too
-        line_starts_.push_back(next_lf + 1);
-        if (has_bare_cr_) newline_starts_.push_back(next_lf + 1);
-        next_lf = find_byte(text, '\n', next_lf + 1);
-      } else {
-        if (!has_bare_cr_) newline_starts_ = line_starts_;  // identical until now
-        has_bare_cr_ = true;
-        line_starts_.push_back(next_cr + 1);
-      }
+      builder.line_end('\r', next_cr);
       next_cr = find_byte(text, '\r', next_cr + 1);
     } else {
-      line_starts_.push_back(next_lf + 1);
-      if (has_bare_cr_) newline_starts_.push_back(next_lf + 1);
+      builder.line_end('\n', next_lf);
       next_lf = find_byte(text, '\n', next_lf + 1);
     }
   }
+  starts_ = std::move(builder).finish();
+}
+
+std::size_t LineIndex::line_count() const {
+  const std::size_t crs = starts_.redrawn.empty() ? 0 : starts_.redrawn.back().before + starts_.redrawn.back().count;
+  return starts_.newline.size() + crs;
+}
+
+std::size_t LineIndex::first_lsp_line_of(std::size_t nl) const {
+  auto it = std::lower_bound(starts_.redrawn.begin(), starts_.redrawn.end(), nl,
+                             [](const LineStarts::Redrawn& r, std::size_t n) { return r.newline_line < n; });
+  if (it != starts_.redrawn.end()) return nl + it->before;
+  return nl + (starts_.redrawn.empty() ? 0 : starts_.redrawn.back().before + starts_.redrawn.back().count);
+}
+
+std::size_t LineIndex::newline_line_end(std::size_t nl) const {
+  if (nl + 1 >= starts_.newline.size()) return text_.size();
+  std::size_t next = starts_.newline[nl + 1] - 1;  // the '\n'
+  if (next > starts_.newline[nl] && text_[next - 1] == '\r') --next;
+  return next;
+}
+
+std::size_t LineIndex::start_after_bare_crs(std::size_t nl, std::size_t k) const {
+  std::size_t at = starts_.newline[nl];
+  const std::size_t end = newline_line_end(nl);
+  for (; k > 0; --k) {
+    std::size_t cr = find_byte(text_.substr(0, end), '\r', at);
+    if (cr == std::string_view::npos) return end;
+    at = cr + 1;
+  }
+  return at;
+}
+
+std::size_t LineIndex::line_start(std::size_t line) const {
+  // The last '\n' line whose first LSP line is at or before `line`.
+  std::size_t lo = 0, hi = starts_.newline.size();
+  while (hi - lo > 1) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (first_lsp_line_of(mid) <= line) lo = mid;
+    else hi = mid;
+  }
+  return start_after_bare_crs(lo, line - first_lsp_line_of(lo));
 }
 
 std::size_t LineIndex::line_end(std::size_t line) const {
-  if (line + 1 >= line_starts_.size()) return text_.size();
-  std::size_t next = line_starts_[line + 1];
-  if (text_[next - 1] == '\n' && next - 1 > line_starts_[line] && text_[next - 2] == '\r') return next - 2;
-  return next - 1;
+  std::size_t start = line_start(line);
+  std::size_t nl = static_cast<std::size_t>(
+      std::upper_bound(starts_.newline.begin(), starts_.newline.end(), start) - starts_.newline.begin() - 1);
+  std::size_t end = newline_line_end(nl);
+  std::size_t cr = find_byte(text_.substr(0, end), '\r', start);
+  return cr == std::string_view::npos ? end : cr;
 }
 
 Position LineIndex::position_of(std::size_t byte_offset, PositionEncoding encoding) const {
   std::size_t offset = std::min(byte_offset, text_.size());
-  auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-  auto line = static_cast<std::size_t>(after - line_starts_.begin()) - 1;
-  std::size_t start = line_starts_[line];
-  std::size_t target = character_start(text_, start, std::min(offset, line_end(line)));
+  auto after = std::upper_bound(starts_.newline.begin(), starts_.newline.end(), offset);
+  auto nl = static_cast<std::size_t>(after - starts_.newline.begin()) - 1;
+  // Within the '\n' line, each bare '\r' before the offset starts an LSP line.
+  std::size_t start = starts_.newline[nl];
+  const std::size_t nl_end = newline_line_end(nl);
+  std::size_t line = first_lsp_line_of(nl);
+  for (std::size_t cr = find_byte(text_.substr(0, std::min(offset, nl_end)), '\r', start);
+       cr != std::string_view::npos; cr = find_byte(text_.substr(0, std::min(offset, nl_end)), '\r', cr + 1)) {
+    start = cr + 1;
+    ++line;
+  }
+  std::size_t content_end = find_byte(text_.substr(0, nl_end), '\r', start);
+  if (content_end == std::string_view::npos) content_end = nl_end;
+  std::size_t target = character_start(text_, start, std::min(offset, content_end));
   if (encoding == PositionEncoding::utf8) return {saturate(line), saturate(target - start)};
 
   std::size_t units = 0;
@@ -162,8 +202,8 @@ Position LineIndex::position_of(std::size_t byte_offset, PositionEncoding encodi
 }
 
 std::optional<std::size_t> LineIndex::offset_of(Position position, PositionEncoding encoding) const {
-  if (position.line >= line_starts_.size()) return text_.size();
-  std::size_t start = line_starts_[position.line];
+  if (position.line >= line_count()) return text_.size();
+  std::size_t start = line_start(position.line);
   std::size_t end = line_end(position.line);
   if (encoding == PositionEncoding::utf8) {
     std::size_t offset = start + std::min<std::size_t>(position.character, end - start);
@@ -193,13 +233,13 @@ std::optional<ByteRange> LineIndex::offsets_of(Range range, PositionEncoding enc
 }
 
 std::size_t LineIndex::newline_line_start(std::uint64_t one_based_line) const {
-  const auto& starts = newline_starts();
+  const auto& starts = starts_.newline;
   std::uint64_t index = one_based_line == 0 ? 0 : one_based_line - 1;
   return index < starts.size() ? starts[static_cast<std::size_t>(index)] : text_.size();
 }
 
 std::uint64_t LineIndex::newline_line_of(std::size_t byte_offset) const {
-  const auto& starts = newline_starts();
+  const auto& starts = starts_.newline;
   auto after = std::upper_bound(starts.begin(), starts.end(), std::min(byte_offset, text_.size()));
   return static_cast<std::uint64_t>(after - starts.begin());
 }

@@ -47,11 +47,18 @@ struct ByteRange {
 // Code units `text` takes in `encoding` (for UTF-8: its size).
 std::size_t code_units(std::string_view text, PositionEncoding encoding);
 
-// Where the lines of a text start, as LineIndex keeps them.
+// Where the lines of a text start, as LineIndex keeps them: the '\n' lines,
+// and, for the '\n' lines that hold bare '\r's (progress bars), how many.
+// One entry per redraw would take tens of millions of entries on a big log;
+// an LSP line inside such a '\n' line is found by walking its '\r's.
 struct LineStarts {
-  std::vector<std::size_t> lsp{0};  // after "\n", "\r\n" and a bare "\r"
-  bool has_bare_cr = false;
-  std::vector<std::size_t> newline;  // after "\n" only (with 0 first); only when has_bare_cr
+  std::vector<std::size_t> newline{0};  // after each '\n' (0 first)
+  struct Redrawn {
+    std::size_t newline_line;  // index into `newline`
+    std::size_t before;        // bare '\r's in all earlier '\n' lines
+    std::size_t count;         // bare '\r's in this one
+  };
+  std::vector<Redrawn> redrawn;  // in increasing newline_line
 };
 
 // Collects LineStarts from the line-end characters of a text as its writer
@@ -61,37 +68,36 @@ class LineStartsBuilder {
  public:
   // A '\n' or '\r' at byte `at`; calls come in increasing order of `at`.
   void line_end(char c, std::size_t at) {
-    if (c == '\n') {
-      if (after_cr_ == at) {  // "\r\n": one line end
-        starts_.lsp.back() = at + 1;
-        ++pairs_;
-      } else {
-        starts_.lsp.push_back(at + 1);
-      }
-      newline_.push_back(at + 1);
-    } else {
-      starts_.lsp.push_back(at + 1);
+    if (c == '\r') {
+      ++crs_in_line_;  // bare, unless a '\n' follows at once
       after_cr_ = at + 1;
-      ++crs_;
+      return;
     }
+    if (after_cr_ == at) --crs_in_line_;  // "\r\n": one line end
+    close_line();
+    starts_.newline.push_back(at + 1);
   }
   LineStarts finish() &&;
   // Starts over for another text, keeping the room already made.
   void reset() {
-    starts_.lsp.assign(1, 0);
-    starts_.has_bare_cr = false;
-    starts_.newline.clear();
-    newline_.assign(1, 0);
+    starts_.newline.assign(1, 0);
+    starts_.redrawn.clear();
     after_cr_ = SIZE_MAX;
-    crs_ = pairs_ = 0;
+    crs_in_line_ = crs_before_ = 0;
   }
 
  private:
+  void close_line() {
+    if (crs_in_line_ == 0) return;
+    starts_.redrawn.push_back({starts_.newline.size() - 1, crs_before_, crs_in_line_});
+    crs_before_ += crs_in_line_;
+    crs_in_line_ = 0;
+  }
+
   LineStarts starts_;
-  std::vector<std::size_t> newline_{0};
   std::size_t after_cr_ = SIZE_MAX;  // just after the last '\r' (none yet: no '\n' is there)
-  std::size_t crs_ = 0;
-  std::size_t pairs_ = 0;
+  std::size_t crs_in_line_ = 0;      // bare '\r's in the '\n' line being read
+  std::size_t crs_before_ = 0;       // in the lines before it
 };
 
 // Line starts of one text, found in one pass; conversions then cost a binary
@@ -104,8 +110,8 @@ class LineIndex {
 
   std::string_view text() const { return text_; }
   // LSP lines; at least 1. "a\n" has 2 (the second empty).
-  std::size_t line_count() const { return line_starts_.size(); }
-  std::size_t line_start(std::size_t line) const { return line_starts_[line]; }
+  std::size_t line_count() const;
+  std::size_t line_start(std::size_t line) const;
   // Where the line's content ends, before its line terminator.
   std::size_t line_end(std::size_t line) const;
 
@@ -129,14 +135,15 @@ class LineIndex {
   std::uint64_t newline_line_of(std::size_t byte_offset) const;
 
  private:
-  const std::vector<std::size_t>& newline_starts() const {
-    return has_bare_cr_ ? newline_starts_ : line_starts_;
-  }
+  // The LSP line that starts the 0-based '\n' line `nl`.
+  std::size_t first_lsp_line_of(std::size_t nl) const;
+  // Where the k-th LSP line inside '\n' line `nl` starts (k = 0: the line start).
+  std::size_t start_after_bare_crs(std::size_t nl, std::size_t k) const;
+  // The end of '\n' line `nl`, before its terminator.
+  std::size_t newline_line_end(std::size_t nl) const;
 
   std::string_view text_;
-  std::vector<std::size_t> line_starts_;     // LSP rule: after \n, \r\n, bare \r
-  bool has_bare_cr_ = false;
-  std::vector<std::size_t> newline_starts_;  // after \n only; filled only when they differ
+  LineStarts starts_;
 };
 
 }  // namespace oomlens::lsp

@@ -79,12 +79,12 @@ void Server::did_save(json&) {}
 std::optional<LineStarts> Server::take_string_lines(const std::string& text) {
   if (!string_lines_) return std::nullopt;
   for (auto& found : *string_lines_) {
-    if (found.data != text.data() || found.size != text.size() || found.starts.lsp.empty()) continue;
+    if (found.data != text.data() || found.size != text.size() || found.starts.newline.empty()) continue;
     // Cheap checks that these are this text's lines: the ends of the first
     // and last few.
-    const auto& starts = found.starts.lsp;
+    const auto& starts = found.starts.newline;
     auto ends_a_line = [&](std::size_t start) {
-      return start == 0 || (start <= text.size() && (text[start - 1] == '\n' || text[start - 1] == '\r'));
+      return start == 0 || (start <= text.size() && text[start - 1] == '\n');
     };
     bool plausible = starts.front() == 0;
     for (std::size_t k = 0; k < starts.size() && k < 8; ++k) plausible = plausible && ends_a_line(starts[k]);

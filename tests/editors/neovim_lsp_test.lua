@@ -115,10 +115,11 @@ local ok, err = pcall(function()
   end, 50) then
     fail('the diagnostic did not move to lnum 31 after a line was inserted above it')
   end
-  -- Breaking the message on its line removes the diagnostic.
+  -- Replacing the message on its line removes the diagnostic. (Breaking a
+  -- word of it is not enough: what remains of an allocator message, like a
+  -- selection of part of one, is still read as an OOM with its numbers.)
   local line = vim.api.nvim_buf_get_lines(bufnr, 31, 32, false)[1]
-  local at = line:find('out of memory', 1, true)
-  vim.api.nvim_buf_set_text(bufnr, 31, at - 1, 31, at - 1 + #'out of memory', { 'out of patience' })
+  vim.api.nvim_buf_set_text(bufnr, 31, 0, 31, #line, { 'training stopped by the user' })
   if not vim.wait(10000, function() return #oom_diagnostics() == 0 end, 50) then
     fail('the diagnostic stayed after the OOM message was edited away')
   end

@@ -593,14 +593,16 @@ def incremental_sync_makes_diagnostics_follow_edits(ctx: Ctx):
     m = s.mark()
     change(s, uri, 4, [{"range": rng(6, 0, 7, 0), "text": ""}])
     eq(pushed(s, uri, m, version=4), [], "diagnostics after the OOM line was deleted")
-    # Edit inside the OOM message so it no longer parses, then back.
+    # The OOM comes back, then its text is replaced.
     m = s.mark()
     change(s, uri, 5, [{"range": rng(2, 0, 2, 0), "text": oom + "\n"}])
     eq(len(pushed(s, uri, m, version=5)), 1, "the OOM is back")
-    at = oom.index("out of memory")
+    # Replace the message's text (a word broken inside it is not enough: what
+    # remains of an allocator message, like a selection of part of one, is
+    # still read as an OOM with its numbers).
     m = s.mark()
-    change(s, uri, 6, [{"range": rng(2, at, 2, at + len("out of memory")), "text": "out of patience"}])
-    eq(pushed(s, uri, m, version=6), [], "a broken message is no OOM")
+    change(s, uri, 6, [{"range": rng(2, 0, 2, len(oom)), "text": "training stopped by the user"}])
+    eq(pushed(s, uri, m, version=6), [], "a replaced message is no OOM")
 
 
 @case
