@@ -21,8 +21,18 @@ struct Analysis {
   bool findings_capped = false;  // a hostile log produced more findings than we keep
 };
 
+// What one input yields before its events are grouped into incidents: the
+// form in which several files of one job are merged (analyzer/job.hpp).
+struct ParsedLog {
+  std::vector<OomEvent> events;
+  std::vector<LogFinding> findings;
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;
+  bool capped = false;
+};
+
 // Streams a log through the scanner and parsers with bounded memory. Feed it
-// in any pieces; call finish() once.
+// in any pieces; call finish() (or finish_parsed()) once.
 class LogAnalyzer {
  public:
   LogAnalyzer();
@@ -38,6 +48,8 @@ class LogAnalyzer {
   // `release(offset, length)` is told which bytes are no longer needed.
   void feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release);
   Analysis finish();
+  // The events and findings, not yet grouped (for analyze_job).
+  ParsedLog finish_parsed();
 
  private:
   struct State;

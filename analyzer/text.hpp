@@ -18,11 +18,30 @@ struct LinePrefix {
   std::optional<int> rank;
   std::optional<std::int64_t> time_ms;
   std::size_t length = 0;  // bytes of prefix to drop
+  // A process named by its pid only (Ray's "(RayWorkerWrapper pid=4242, ...)",
+  // vLLM's "(VllmWorkerProcess pid=4242)", NCCL's "host:pid:tid"): it tells
+  // processes apart but is no rank number.
+  std::optional<std::uint64_t> pid;
+  // NCCL's "host:pid:tid [N]": N is the CUDA device index, usually the local
+  // rank but not always. Never copied into `rank`; the prefix is kept in the
+  // text (NCCL's parser reads the device from it).
+  std::optional<int> device;
 };
 
-// Recognises, repeatedly and in any order, leading timestamps
-// ("2026-03-01 12:00:00,123", "[2026-03-01T12:00:00.123Z]") and rank prefixes
-// ("[rank3]:", "[default3]:", srun's "3: ", mpirun's "[1,3]<stderr>:").
+// Recognises, repeatedly and in any order, what launchers and loggers put in
+// front of a line:
+//   timestamps    "2026-03-01 12:00:00,123", "[2026-03-01T12:00:00.123Z]", "2026/03/01 12:00:00"
+//   launchers     "[rank3]:", "[default3]:" (any torchelastic role: "[trainer3]:"), srun's "3: "
+//                 (also right-aligned " 3: "), mpirun's "[1,3]<stderr>:", horovod/gloo's
+//                 "[3]<stderr>:", MPICH/Intel MPI's "[3] ", Lightning's "[rank: 3] ",
+//                 pdsh's "host: " before one of these
+//   worker tags   Ray and vLLM "(VllmWorker rank=1 pid=4242) ", "(RayWorkerWrapper pid=4242,
+//                 ip=10.0.0.3) ", "(pid=4242) ", "(Worker_TP1 pid=4242) "
+//   loggers       vLLM's "ERROR 03-01 12:00:00 [file.py:12] " (a year-less time),
+//                 DeepSpeed's "[INFO] [file.py:12:fn] [Rank 3] "
+// and, without removing them (parsers read them): the year-less time of a
+// glog or c10 prefix ("E0301 12:00:00.123456 4242 file.py:12]",
+// "[W301 12:00:00.123456789 file.cpp:12]") and NCCL's "host:pid:tid [N]".
 LinePrefix read_prefix(std::string_view text);
 
 // Width of text in a terminal, counting code points (UTF-8 continuation bytes
@@ -31,5 +50,15 @@ std::uint32_t display_columns(std::string_view text);
 
 // Milliseconds since the Unix epoch for a civil UTC date and time.
 std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int second, int millis);
+
+// Logs that print no year ("03-01 12:00:00", glog's "0301 12:00:00") get
+// times in this year, before any real log was written: they order the lines
+// of one log among themselves but say nothing against a dated time.
+inline constexpr int kYearlessYear = 1972;  // a leap year: "02-29" is a valid day
+bool is_yearless(std::int64_t ms);
+// Two times can be ordered: both dated, or both year-less.
+bool same_clock(std::int64_t a, std::int64_t b);
+// "2026-03-01T12:00:00.123", or "--03-01T12:00:00.123" for a year-less time.
+std::string format_time(std::int64_t ms);
 
 }  // namespace oomlens::analyzer

@@ -2,7 +2,9 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "analyzer/job.hpp"
 #include "cli/commands.hpp"
+#include "cli/log_files.hpp"
 #include "cli/report.hpp"
 
 namespace oomlens::cli {
@@ -25,8 +27,16 @@ that come before an OOM, and look-alikes that are not GPU OOMs (host OOM kills,
 DataLoader workers killed, illegal memory access).
 
 Arguments:
-  FILE...   Logs to read; '-' reads standard input (also when no FILE is
-            given and standard input is not a terminal)
+  FILE...   Logs to read, or directories to read them from; '-' reads standard
+            input (also when no FILE is given and standard input is not a
+            terminal)
+
+Directories are walked as ripgrep walks them: recursively, in name order,
+skipping hidden files and directories, binary files, symbolic links and what
+.gitignore and .ignore files exclude. Files one launcher wrote per rank
+(torchrun --log-dir's attempt_0/3/stderr.log, SLURM's %x-%j-%t.out,
+rank3.log, worker-3.log) are read as one job: one timeline, one incident
+across them, the rank taken from the path when the lines name none.
 
 Options:
   --format <text|json|sarif>   Output format [default: text]
@@ -39,6 +49,19 @@ Nothing is uploaded: the logs are read on this machine only.
 )";
 
 enum class Format { text, json, sarif };
+
+// What a job's report is called: the directory its files share.
+std::string job_label(const std::vector<InputFile>& files) {
+  std::string common = files.front().path;
+  for (const auto& f : files) {
+    std::size_t n = 0;
+    while (n < common.size() && n < f.path.size() && common[n] == f.path[n]) ++n;
+    common.resize(n);
+  }
+  auto slash = common.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : common.substr(0, slash);
+}
 
 int usage_error(const std::string& message) {
   std::cerr << "oomlens diagnose: error: " << message << "\nUsage: oomlens diagnose [OPTIONS] [FILE...|-]  (see --help)\n";
@@ -90,17 +113,43 @@ int diagnose_command(const Args& args) {
     inputs.push_back("-");
   }
 
-  std::vector<FileReport> reports;
+  LogFiles listed = expand_log_files(inputs);
   bool input_error = false;
-  for (const auto& path : inputs) {
-    std::string error;
-    auto analysis = analyze_input(path, error);
-    if (!analysis) {
-      std::cerr << "oomlens diagnose: error: cannot read '" << (path == "-" ? "<stdin>" : path) << "': " << error << "\n";
-      input_error = true;
-      continue;
+  auto cannot_read = [&](const std::string& path, const std::string& reason) {
+    std::cerr << "oomlens diagnose: error: cannot read '" << (path == "-" ? "<stdin>" : path) << "': " << reason << "\n";
+    input_error = true;
+  };
+  for (const auto& e : listed.errors) cannot_read(e.path, e.reason);
+  for (const auto& d : listed.empty_dirs) std::cerr << "oomlens diagnose: warning: no files to read under '" << d << "'\n";
+
+  // Files of one job (a rank per file) are read as one log.
+  std::vector<std::string> paths;
+  for (const auto& f : listed.files) paths.push_back(f.path);
+  std::vector<FileReport> reports;
+  for (const auto& job : analyzer::group_job_files(paths)) {
+    std::vector<analyzer::JobInput> parts;
+    std::vector<InputFile> files;
+    for (std::size_t n = 0; n < job.inputs.size(); ++n) {
+      const LogFile& file = listed.files[job.inputs[n]];
+      ReadResult read = read_log(file.path, file.walked);
+      if (read.binary) continue;
+      if (!read.log) {
+        cannot_read(file.path, read.error);
+        continue;
+      }
+      files.push_back({file.path, read.log->bytes, read.log->lines, read.log->capped, job.ranks[n]});
+      parts.push_back({std::move(*read.log), file.path, job.ranks[n]});
     }
-    reports.push_back({path, rules::diagnose_log(std::move(*analysis))});
+    if (parts.empty()) continue;
+    FileReport report;
+    report.path = files.size() == 1 ? files[0].path : job_label(files);
+    if (files.size() > 1 || files[0].rank) report.inputs = std::move(files);
+    report.report = rules::diagnose_log(analyzer::analyze_job(std::move(parts)));
+    reports.push_back(std::move(report));
+  }
+  if (reports.empty() && !input_error) {
+    std::cerr << "oomlens diagnose: error: nothing to read\n";
+    return kExitUsage;
   }
 
   bool found = false;

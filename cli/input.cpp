@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -7,17 +8,19 @@
 #include "cli/report.hpp"
 
 namespace oomlens::cli {
-std::optional<analyzer::Analysis> analyze_input(const std::string& path, std::string& error) {
+
+ReadResult read_log(const std::string& path, bool skip_binary) {
+  ReadResult result;
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    error = std::strerror(errno);
-    return std::nullopt;
+    result.error = std::strerror(errno);
+    return result;
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     if (fd != STDIN_FILENO) ::close(fd);
-    error = "is a directory";
-    return std::nullopt;
+    result.error = "is a directory";
+    return result;
   }
   analyzer::LogAnalyzer analyzer;
   // Files are read, not mapped: a first pass over freshly mapped pages costs
@@ -28,20 +31,33 @@ std::optional<analyzer::Analysis> analyze_input(const std::string& path, std::st
   // 1 MiB reads: large enough to amortise the syscall, small enough to stay in
   // cache for the scanner that runs right after.
   constexpr std::size_t kRead = 1 << 20;
+  // ripgrep's test for a binary file: a NUL byte in its first 8 KiB.
+  constexpr std::size_t kBinaryProbe = 8 * 1024;
+  std::size_t probed = 0;
   for (;;) {
     auto span = analyzer.prepare(kRead);
     ssize_t n = ::read(fd, span.data(), span.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      error = std::strerror(errno);
+      result.error = std::strerror(errno);
       if (fd != STDIN_FILENO) ::close(fd);
-      return std::nullopt;
+      return result;
     }
     if (n == 0) break;
+    if (skip_binary && probed < kBinaryProbe) {
+      std::size_t look = std::min<std::size_t>(static_cast<std::size_t>(n), kBinaryProbe - probed);
+      probed += look;
+      if (std::memchr(span.data(), '\0', look) != nullptr) {
+        if (fd != STDIN_FILENO) ::close(fd);
+        result.binary = true;
+        return result;
+      }
+    }
     analyzer.commit(static_cast<std::size_t>(n));
   }
   if (fd != STDIN_FILENO) ::close(fd);
-  return analyzer.finish();
+  result.log = analyzer.finish_parsed();
+  return result;
 }
 
 }  // namespace oomlens::cli

@@ -14,11 +14,19 @@
 namespace oomlens::cli {
 
 using report::FileReport;
+using report::InputFile;
 
-// Reads and analyses one input ("-" = standard input) with bounded memory.
-// On failure returns nothing and sets `error` to a sentence naming the
-// reason ("No such file or directory", "is a directory").
-std::optional<analyzer::Analysis> analyze_input(const std::string& path, std::string& error);
+// One input read through the analyzer, its events not yet grouped.
+struct ReadResult {
+  std::optional<analyzer::ParsedLog> log;
+  bool binary = false;  // skipped: a NUL byte in the first 8 KiB (only when asked to skip)
+  std::string error;    // when neither: the reason ("No such file or directory", "is a directory")
+};
+
+// Reads and parses one input ("-" = standard input) with bounded memory,
+// streaming it through the analyzer with read(2). With `skip_binary`, a file
+// with a NUL byte in its first 8 KiB is left unread, as ripgrep leaves it.
+ReadResult read_log(const std::string& path, bool skip_binary);
 
 struct TextStyle {
   bool color = false;

@@ -1,4 +1,5 @@
 // The report for people: one block per incident, ruff/rustc style.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
@@ -60,24 +61,76 @@ std::string location_of(const std::string& path, std::uint64_t line) {
   return fmt::format("{}:{}", path == "-" ? "<stdin>" : path, line);
 }
 
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s;
+}
+
 std::string ranks_line(const analyzer::Incident& inc) {
   if (!inc.first_failing_rank && inc.oom_ranks.empty()) return {};
-  auto join = [](const std::vector<int>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s;
-  };
-  std::string s = inc.first_failing_rank ? fmt::format("first failing rank {}", *inc.first_failing_rank) : "";
+  std::string s;
+  if (inc.first_failing_rank) {
+    s = fmt::format("first failing rank {}", *inc.first_failing_rank);
+    switch (inc.order) {
+      case analyzer::FailureOrder::timestamps: s += " (by timestamps)"; break;
+      case analyzer::FailureOrder::launcher: s += " (by the launcher's summary)"; break;
+      case analyzer::FailureOrder::print_order: s += " (printed first; no timestamps)"; break;
+      default: break;
+    }
+  } else {
+    s = "first failing rank unknown";
+  }
   if (inc.oom_ranks.size() > 1) s += fmt::format("; OOM on ranks {}", join(inc.oom_ranks));
   if (!inc.collateral_ranks.empty()) s += fmt::format("; collateral failures on ranks {}", join(inc.collateral_ranks));
   return s;
 }
 
-void render_incident(std::ostream& out, const std::string& path, const rules::IncidentDiagnosis& item,
+// The numbers a rank's own message gives, briefly.
+std::string key_numbers(const analyzer::MemoryNumbers& n) {
+  std::string s;
+  auto add = [&](const char* what, const std::optional<std::uint64_t>& v) {
+    if (v) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", what, format_size(*v));
+  };
+  add("requested", n.requested);
+  add("allocated", n.allocated);
+  add("reserved-unallocated", n.reserved_unallocated);
+  add("free", n.free);
+  add("limit", n.limit);
+  return s;
+}
+
+void render_ranks(std::ostream& out, const FileReport& file, const analyzer::Incident& inc) {
+  if (inc.per_rank.size() > 1) {
+    constexpr std::size_t kRanksShown = 16;
+    out << "  per rank:\n";
+    for (std::size_t i = 0; i < inc.per_rank.size() && i < kRanksShown; ++i) {
+      const auto& r = inc.per_rank[i];
+      std::string who = r.rank ? fmt::format("rank {}", *r.rank) : std::string("no rank");
+      std::string numbers = key_numbers(r.numbers);
+      out << fmt::format("    {:<8} {:<13} {}{}\n", who, analyzer::to_string(r.cls),
+                         location_of(file.path_of(r.file), r.line), numbers.empty() ? "" : "  " + numbers);
+    }
+    if (inc.per_rank.size() > kRanksShown)
+      out << fmt::format("    ... and {} more ranks (all in --format json)\n", inc.per_rank.size() - kRanksShown);
+  }
+  if (!inc.collateral.empty()) {
+    constexpr std::size_t kShown = 8;
+    out << "  launcher and other ranks:\n";
+    for (std::size_t i = 0; i < inc.collateral.size() && i < kShown; ++i) {
+      const auto& f = inc.collateral[i];
+      out << fmt::format("    {}{}  {}\n", location_of(file.path_of(f.file), f.line),
+                         f.rank ? fmt::format(" (rank {})", *f.rank) : "", f.detail.empty() ? f.text : f.detail);
+    }
+    if (inc.collateral.size() > kShown) out << fmt::format("    ... and {} more\n", inc.collateral.size() - kShown);
+  }
+}
+
+void render_incident(std::ostream& out, const FileReport& file, const rules::IncidentDiagnosis& item,
                      const TextStyle& style, const Paint& paint) {
   const auto& inc = item.incident;
   const auto& d = item.diagnosis;
-  out << paint("1", location_of(path, inc.primary.line)) << ": "
+  out << paint("1", location_of(file.path_of(inc.primary.file), inc.primary.line)) << ": "
       << paint(severity_color(d.severity), fmt::format("{}[{}]", rules::to_string(d.severity), d.code)) << " "
       << d.message << "\n";
   out << fmt::format("  class: {} ({})\n", paint("1", analyzer::to_string(inc.verdict.cls)), d.name);
@@ -85,6 +138,7 @@ void render_incident(std::ostream& out, const std::string& path, const rules::In
     out << fmt::format("  in your code: {}:{}{}\n", inc.location->file, inc.location->line,
                        inc.location->function.empty() ? "" : " in " + inc.location->function);
   if (auto r = ranks_line(inc); !r.empty()) out << "  ranks: " << r << "\n";
+  render_ranks(out, file, inc);
   render_bar(out, inc.primary.numbers, style, paint);
   if (!inc.verdict.arithmetic.empty() || !inc.verdict.secondary.empty()) {
     out << "  why:\n";
@@ -115,17 +169,22 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
   Paint paint{style.color};
   std::size_t incidents = 0, findings = 0;
   for (const auto& file : files) {
-    // Incidents and findings in log order, as a reader of the log meets them.
+    // Incidents and findings in log order, as a reader of the log meets them
+    // (a job's files one after the other).
     std::size_t i = 0, k = 0;
     const auto& rep = file.report;
+    auto before = [&](const analyzer::Incident& inc, const analyzer::LogFinding& f) {
+      if (inc.primary.file != f.file) return inc.primary.file < f.file;
+      return inc.primary.line <= f.line;
+    };
     while (i < rep.incidents.size() || k < rep.findings.size()) {
       bool take_incident = k >= rep.findings.size() ||
-                           (i < rep.incidents.size() && rep.incidents[i].incident.primary.line <= rep.findings[k].finding.line);
+                           (i < rep.incidents.size() && before(rep.incidents[i].incident, rep.findings[k].finding));
       if (take_incident) {
-        render_incident(out, file.path, rep.incidents[i++], style, paint);
+        render_incident(out, file, rep.incidents[i++], style, paint);
       } else {
         const auto& f = rep.findings[k++];
-        out << paint("1", location_of(file.path, f.finding.line)) << ": "
+        out << paint("1", location_of(file.path_of(f.finding.file), f.finding.line)) << ": "
             << paint(severity_color(f.diagnosis.severity),
                      fmt::format("{}[{}]", rules::to_string(f.diagnosis.severity), f.diagnosis.code))
             << " " << f.diagnosis.message << "\n\n";
@@ -134,8 +193,11 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
     incidents += rep.incidents.size();
     findings += rep.findings.size();
   }
+  std::size_t inputs = 0;
+  for (const auto& f : files) inputs += std::max<std::size_t>(1, f.inputs.size());
   std::string where = files.size() == 1 ? (files[0].path == "-" ? "standard input" : files[0].path)
-                                        : fmt::format("{} inputs", files.size());
+                                        : fmt::format("{} inputs", inputs);
+  if (files.size() == 1 && files[0].inputs.size() > 1) where += fmt::format(", {} files of one job", inputs);
   std::uint64_t lines = 0;
   for (const auto& f : files) lines += f.report.lines;
   if (incidents == 0)

@@ -2,6 +2,10 @@
 // Sizes are exact integers in bytes; a number the log does not give is absent.
 #include "report/json_report.hpp"
 
+#include <algorithm>
+
+#include "analyzer/text.hpp"
+
 namespace oomlens::report {
 namespace {
 
@@ -53,20 +57,45 @@ json fixes_json(const std::vector<rules::Fix>& fixes) {
 
 namespace {
 
-json finding_brief(const analyzer::LogFinding& f) {
-  json j = {{"line", f.line}, {"rank", optional_int(f.rank)}, {"kind", analyzer::to_string(f.kind)}, {"text", f.text}};
+json finding_brief(const FileReport& file, const analyzer::LogFinding& f) {
+  json j = {{"file", file.path_of(f.file)},
+            {"line", f.line},
+            {"rank", optional_int(f.rank)},
+            {"kind", analyzer::to_string(f.kind)},
+            {"text", f.text}};
   if (!f.detail.empty()) j["detail"] = f.detail;
   return j;
 }
 
+json rank_failure_json(const FileReport& file, const analyzer::RankFailure& f) {
+  json j = {{"rank", optional_int(f.rank)},
+            {"rank_from", f.source ? json(analyzer::to_string(*f.source)) : json(nullptr)},
+            {"file", file.path_of(f.file)},
+            {"line", f.line},
+            {"end_line", f.end_line},
+            {"class", analyzer::to_string(f.cls)},
+            {"family", analyzer::to_string(f.family)},
+            {"numbers", numbers_json(f.numbers)}};
+  if (!f.reason.empty()) j["reason"] = f.reason;
+  if (f.gpu) j["gpu"] = *f.gpu;
+  if (f.time_ms) j["time"] = analyzer::format_time(*f.time_ms);
+  return j;
+}
+
+FileReport single(const std::string& path) {
+  FileReport f;
+  f.path = path;
+  return f;
+}
+
 }  // namespace
 
-json incident_json(const std::string& path, const rules::IncidentDiagnosis& item) {
+json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item) {
   const auto& inc = item.incident;
   const auto& e = inc.primary;
   const auto& d = item.diagnosis;
   json j;
-  j["file"] = path;
+  j["file"] = file.path_of(e.file);
   j["class"] = analyzer::to_string(inc.verdict.cls);
   if (!inc.verdict.reason.empty()) j["reason"] = inc.verdict.reason;
   j["rule"] = d.code;
@@ -82,9 +111,16 @@ json incident_json(const std::string& path, const rules::IncidentDiagnosis& item
   if (!e.exception.empty()) j["exception"] = e.exception;
   j["text"] = e.message;
   j["numbers"] = numbers_json(e.numbers);
+  json per_rank = json::array();
+  for (const auto& f : inc.per_rank) per_rank.push_back(rank_failure_json(file, f));
   j["ranks"] = {{"first_failing", optional_int(inc.first_failing_rank)},
+                {"first_failing_from",
+                 inc.first_failing_source ? json(analyzer::to_string(*inc.first_failing_source)) : json(nullptr)},
+                {"order", analyzer::to_string(inc.order)},
+                {"same_second", inc.same_second},
                 {"oom", inc.oom_ranks},
-                {"collateral", inc.collateral_ranks}};
+                {"collateral", inc.collateral_ranks},
+                {"per_rank", per_rank}};
   j["location"] = inc.location ? json{{"file", inc.location->file}, {"line", inc.location->line},
                                       {"function", inc.location->function}}
                                : json(nullptr);
@@ -101,25 +137,26 @@ json incident_json(const std::string& path, const rules::IncidentDiagnosis& item
   j["verify"] = d.verify;
   j["explanation"] = d.explanation;
   json echoes = json::array();
-  for (const auto& x : inc.echoes) echoes.push_back({{"line", x.line}, {"rank", optional_int(x.rank)}});
+  for (const auto& x : inc.echoes)
+    echoes.push_back({{"file", file.path_of(x.file)}, {"line", x.line}, {"rank", optional_int(x.rank)}});
   j["echoes"] = echoes;
   json collateral = json::array();
-  for (const auto& f : inc.collateral) collateral.push_back(finding_brief(f));
+  for (const auto& f : inc.collateral) collateral.push_back(finding_brief(file, f));
   j["collateral"] = collateral;
   json warnings = json::array();
   for (const auto& f : inc.warnings_before) warnings.push_back(f.line);
   j["warnings_before"] = warnings;
   json settings = json::array();
-  for (const auto& s : inc.settings) settings.push_back({{"line", s.line}, {"value", s.detail}});
+  for (const auto& s : inc.settings)
+    settings.push_back({{"file", file.path_of(s.file)}, {"line", s.line}, {"value", s.detail}});
   j["settings"] = settings;
   return j;
 }
 
-json finding_json(const std::string& path, const rules::FindingDiagnosis& item) {
+json finding_json(const FileReport& file, const rules::FindingDiagnosis& item) {
   const auto& f = item.finding;
   const auto& d = item.diagnosis;
-  json j = finding_brief(f);
-  j["file"] = path;
+  json j = finding_brief(file, f);
   j["rule"] = d.code;
   j["name"] = d.name;
   j["severity"] = rules::to_string(d.severity);
@@ -129,19 +166,53 @@ json finding_json(const std::string& path, const rules::FindingDiagnosis& item) 
   return j;
 }
 
+json incident_json(const std::string& path, const rules::IncidentDiagnosis& item) {
+  return incident_json(single(path), item);
+}
+
+json finding_json(const std::string& path, const rules::FindingDiagnosis& item) {
+  return finding_json(single(path), item);
+}
+
 json report_json(const std::vector<FileReport>& files) {
   json out;
   out["version"] = OOMLENS_VERSION;
   json incidents = json::array(), findings = json::array(), inputs = json::array();
-  for (const auto& file : files) {
-    for (const auto& item : file.report.incidents) incidents.push_back(incident_json(file.path, item));
-    for (const auto& item : file.report.findings) findings.push_back(finding_json(file.path, item));
-    inputs.push_back({{"path", file.path},
-                      {"bytes", file.report.bytes},
-                      {"lines", file.report.lines},
-                      {"incidents", file.report.incidents.size()},
-                      {"findings", file.report.findings.size()},
-                      {"capped", file.report.capped}});
+  for (std::size_t job = 0; job < files.size(); ++job) {
+    const auto& file = files[job];
+    for (const auto& item : file.report.incidents) incidents.push_back(incident_json(file, item));
+    for (const auto& item : file.report.findings) findings.push_back(finding_json(file, item));
+    if (file.inputs.empty()) {
+      inputs.push_back({{"path", file.path},
+                        {"bytes", file.report.bytes},
+                        {"lines", file.report.lines},
+                        {"incidents", file.report.incidents.size()},
+                        {"findings", file.report.findings.size()},
+                        {"capped", file.report.capped},
+                        {"job", job},
+                        {"rank", nullptr}});
+      continue;
+    }
+    // A job's files: each counts the incidents that have a message in it.
+    for (std::uint32_t k = 0; k < file.inputs.size(); ++k) {
+      const auto& in = file.inputs[k];
+      std::size_t n_incidents = 0, n_findings = 0;
+      for (const auto& item : file.report.incidents) {
+        const auto& inc = item.incident;
+        bool here = inc.primary.file == k ||
+                    std::any_of(inc.echoes.begin(), inc.echoes.end(), [&](const auto& e) { return e.file == k; });
+        n_incidents += here;
+      }
+      for (const auto& item : file.report.findings) n_findings += item.finding.file == k;
+      inputs.push_back({{"path", in.path},
+                        {"bytes", in.bytes},
+                        {"lines", in.lines},
+                        {"incidents", n_incidents},
+                        {"findings", n_findings},
+                        {"capped", in.capped},
+                        {"job", job},
+                        {"rank", optional_int(in.rank)}});
+    }
   }
   out["incidents"] = std::move(incidents);
   out["findings"] = std::move(findings);

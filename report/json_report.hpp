@@ -4,19 +4,42 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rules/diagnosis.hpp"
 
 namespace oomlens::report {
 
+// One file of a job read as one log.
+struct InputFile {
+  std::string path;
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;
+  bool capped = false;
+  std::optional<int> rank;  // the rank its path names
+};
+
 struct FileReport {
-  std::string path;  // as the user named it; "-" for standard input
+  FileReport() = default;
+  FileReport(std::string path_, rules::LogReport report_, std::vector<InputFile> inputs_ = {})
+      : path(std::move(path_)), report(std::move(report_)), inputs(std::move(inputs_)) {}
+
+  std::string path;  // as the user named it; "-" for standard input; a job's: the directory its files share
   rules::LogReport report;
+  // A job's files, indexed by OomEvent::file and LogFinding::file; empty for
+  // a single input, which is `path`.
+  std::vector<InputFile> inputs;
+
+  const std::string& path_of(std::uint32_t file) const { return file < inputs.size() ? inputs[file].path : path; }
 };
 
 nlohmann::json report_json(const std::vector<FileReport>& files);
+nlohmann::json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item);
+nlohmann::json finding_json(const FileReport& file, const rules::FindingDiagnosis& item);
+// The same for a single input named `path`.
 nlohmann::json incident_json(const std::string& path, const rules::IncidentDiagnosis& item);
 nlohmann::json finding_json(const std::string& path, const rules::FindingDiagnosis& item);
 nlohmann::json fixes_json(const std::vector<rules::Fix>& fixes);

@@ -24,8 +24,41 @@ check "unknown command names it" eval '[ $status = 2 ] && has "$err" "unknown co
 
 run diagnose "$tmp/does-not-exist.log"
 check "missing file: exit 2, names file and reason" eval '[ $status = 2 ] && has "$err" "does-not-exist.log" && has "$err" "No such file"'
-run diagnose "$tmp"
-check "directory: exit 2, says so" eval '[ $status = 2 ] && has "$err" "is a directory"'
+# Directories are walked as ripgrep walks them.
+walk="$tmp/walk"
+mkdir -p "$walk/sub" "$walk/.hidden" "$walk/skipme"
+cp "$oom_log" "$walk/a.log"
+cp "$clean_log" "$walk/sub/b.log"
+cp "$oom_log" "$walk/.hidden/c.log"
+cp "$oom_log" "$walk/.secret.log"
+cp "$oom_log" "$walk/skipme/d.log"
+cp "$oom_log" "$walk/e.tmp"
+printf 'skipme/\n*.tmp\n' >"$walk/.ignore"
+{ printf 'binary\0header\n'; cat "$oom_log"; } >"$walk/blob.log"
+ln -s "$walk/a.log" "$walk/link.log"
+ln -s .. "$walk/sub/loop"
+run diagnose --format json "$walk"
+check "directory: exit 1, its OOM found" eval '[ $status = 1 ] && has "$out" "\"path\": \"$walk/a.log\""'
+check "directory: nested file read" eval 'has "$out" "\"path\": \"$walk/sub/b.log\""'
+check "directory: hidden, ignored, binary and linked files skipped" eval '! has "$out" "c.log" && ! has "$out" ".secret.log" && ! has "$out" "d.log" && ! has "$out" "e.tmp" && ! has "$out" "blob.log" && ! has "$out" "link.log"'
+check "directory: symlink loop is not followed" eval '! has "$out" "sub/loop/"'
+out2=$("$oomlens" diagnose --format json "$walk" 2>/dev/null)
+check "directory: same order every time" eval '[ "$out" = "$out2" ]'
+run diagnose "$tmp/no-such-dir/"
+check "missing directory: exit 2, names it and the reason" eval '[ $status = 2 ] && has "$err" "no-such-dir" && has "$err" "No such file"'
+mkdir -p "$tmp/empty"
+run diagnose "$tmp/empty"
+check "empty directory: exit 2, says so" eval '[ $status = 2 ] && has "$err" "no files to read" && has "$err" "empty"'
+if [ "$(id -u)" != 0 ]; then
+  mkdir -p "$walk/locked"; chmod 000 "$walk/locked"
+  run diagnose --format json "$walk"
+  check "unreadable subdirectory: exit 2, named, others still read" eval '[ $status = 2 ] && has "$err" "locked" && has "$err" "Permission denied" && has "$out" "a.log"'
+  chmod 700 "$walk/locked"
+fi
+run diagnose --format json "$fixtures/logs/jobs/rank_files"
+check "job directory: one incident across the per-rank files" eval '[ $status = 1 ] && [ $(grep -c "\"rule\": \"OOM10" <<<"$out") = 1 ] && has "$out" "\"first_failing\": 3"'
+run diagnose "$fixtures/logs/jobs/rank_files/rank3.log" "$fixtures/logs/jobs/rank_files/rank0.log"
+check "per-rank files named one by one are one job too" eval '[ $status = 1 ] && has "$out" "1 GPU out-of-memory incident" && has "$out" "rank0.log:"'
 if [ "$(id -u)" != 0 ]; then
   printf 'x\n' >"$tmp/locked.log"; chmod 000 "$tmp/locked.log"
   run diagnose "$tmp/locked.log"

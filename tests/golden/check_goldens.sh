@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Golden tests: runs the real binary on every fixture log and compares its JSON
-# and text output with the expected files beside the log.
+# Golden tests: runs the real binary on every fixture log (and on every job
+# directory under logs/jobs/) and compares its JSON and text output with the
+# expected files beside the log (or the directory).
 #   check_goldens.sh FIXTURES_DIR            compare (CI)
 #   check_goldens.sh FIXTURES_DIR --update   rewrite the expected files; review the diff like code
 set -u
@@ -30,6 +31,30 @@ for log in *.log; do
     echo "FAIL $log (exit json=$json_status text=$text_status, expected $want)"
     diff -u "$name.json" <(printf '%s\n' "$json_out") | head -40
     diff -u "$name.txt" <(printf '%s\n' "$text_out") | head -40
+  fi
+done
+# One job's files in a directory (jobs/NAME/, read as `oomlens diagnose jobs/NAME`),
+# with jobs/NAME.json and jobs/NAME.txt beside it.
+for dir in jobs/*/; do
+  [ -d "$dir" ] || continue
+  dir=${dir%/}
+  json_out=$("$oomlens" diagnose --format json "$dir"); json_status=$?
+  text_out=$("$oomlens" diagnose --color never "$dir"); text_status=$?
+  if grep -q '"incidents": \[\]' <<<"$json_out"; then want=0; else want=1; fi
+  status_ok=1
+  if [ "$json_status" != "$want" ] || [ "$text_status" != "$want" ]; then status_ok=0; fi
+  if [ "$update" = "--update" ]; then
+    printf '%s\n' "$json_out" >"$dir.json"
+    printf '%s\n' "$text_out" >"$dir.txt"
+  fi
+  if [ "$status_ok" = 1 ] && diff -u "$dir.json" <(printf '%s\n' "$json_out") >/dev/null &&
+     diff -u "$dir.txt" <(printf '%s\n' "$text_out") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $dir/ (exit json=$json_status text=$text_status, expected $want)"
+    diff -u "$dir.json" <(printf '%s\n' "$json_out") | head -40
+    diff -u "$dir.txt" <(printf '%s\n' "$text_out") | head -40
   fi
 done
 echo "golden: $pass passed, $fail failed"
