@@ -64,7 +64,7 @@ json report_sarif(const std::vector<FileReport>& files) {
                 {"ruleIndex", index_of(item.diagnosis.code)},
                 {"level", sarif_level(item.diagnosis.severity)},
                 {"message", {{"text", item.diagnosis.message}}},
-                {"locations", json::array({physical(uri_of(file.path), inc.primary.line)})},
+                {"locations", json::array({physical(uri_of(file.path_of(inc.primary.file)), inc.primary.line)})},
                 {"properties", {{"class", analyzer::to_string(inc.verdict.cls)}, {"verify", item.diagnosis.verify}}}};
       if (inc.location) {
         json rel = physical(inc.location->file, inc.location->line);
@@ -79,7 +79,7 @@ json report_sarif(const std::vector<FileReport>& files) {
                          {"ruleIndex", index_of(item.diagnosis.code)},
                          {"level", sarif_level(item.diagnosis.severity)},
                          {"message", {{"text", item.diagnosis.message}}},
-                         {"locations", json::array({physical(uri_of(file.path), item.finding.line)})}});
+                         {"locations", json::array({physical(uri_of(file.path_of(item.finding.file)), item.finding.line)})}});
   }
   return sarif_log(std::move(results));
 }

@@ -17,7 +17,11 @@ std::string failure_head(const analyzer::Incident& inc) {
                       : fmt::format("tried to allocate {}", format_size(*e.numbers.requested));
   if (e.gpu) s += fmt::format(" on GPU {}", *e.gpu);
   if (inc.first_failing_rank) {
-    if (inc.oom_ranks.size() > 1)
+    if (e.rank && e.rank != inc.first_failing_rank)
+      // The figures come from another rank's message: the first one had none.
+      s += fmt::format(" (rank {}'s message; rank {} failed first, of {} ranks)", *e.rank, *inc.first_failing_rank,
+                       std::max<std::size_t>(inc.oom_ranks.size(), 2));
+    else if (inc.oom_ranks.size() > 1)
       s += fmt::format(" (rank {}, first of {} ranks)", *inc.first_failing_rank, inc.oom_ranks.size());
     else
       s += fmt::format(" (rank {})", *inc.first_failing_rank);
