@@ -77,7 +77,7 @@ bool gate_not_possible(std::string_view piece, std::size_t) {
 
 // memory_summary()'s "CUDA OOMs: N": evidence only when N > 0.
 bool gate_oom_count(std::string_view piece, std::size_t at) {
-  std::size_t i = at + 5;  // past "ooms:"
+  std::size_t i = at + std::string_view("cuda ooms:").size();  // `at` is where the literal starts
   while (i < piece.size() && piece[i] == ' ') ++i;
   if (i >= piece.size() || !is_digit(piece[i])) return false;
   while (i < piece.size() && piece[i] == '0') ++i;
@@ -158,6 +158,7 @@ const std::vector<Entry>& entries() {
       {"memoryallocation", {nullptr, kDeep, kMessage}},  // cudaErrorMemoryAllocation
       {"xhausted", {nullptr, kDeep, kMessage}},        // RESOURCE_EXHAUSTED, ResourceExhaustedError
       {"status_alloc_failed", {nullptr, kDeep, kMessage}},  // CUBLAS_/CUDNN_STATUS_ALLOC_FAILED
+      {"alloc_failed", {nullptr, kDeep, kMessage}},    // CUFFT_ALLOC_FAILED, CUSPARSE_/CUSOLVER_STATUS_ALLOC_FAILED
       {"oom when", {nullptr, kDeep, kMessage}},        // TensorFlow "OOM when allocating tensor"
       {"enough memory", {nullptr, kDeep, kMessage}},   // "Not enough memory for workspace!", host forms
       {"failed to alloc", {nullptr, kDeep, kMessage}},  // stream_executor, XLA "Failed to allocate request"

@@ -5,8 +5,10 @@
 //
 // Also here, because its text is the CUDA driver's: stream_executor's
 // "failed to allocate ... from device: CUDA_ERROR_OUT_OF_MEMORY", which TF/XLA
-// print when a first attempt fails and the BFC allocator then retries (§6.2):
-// pressure, not an OOM.
+// print when a first attempt fails and the BFC allocator then retries (§6.2).
+// Like NCCL's WARN lines it can be survived: what the same rank prints next
+// decides (oom_context.hpp's fate_after). Training output first: pressure;
+// an error, a traceback, an abort or the end of the log first: the OOM.
 #include <re2/re2.h>
 
 #include <optional>
@@ -16,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/parse/common.hpp"
+#include "analyzer/parse/oom_context.hpp"
 #include "analyzer/parse/parser.hpp"
 
 namespace oomlens::analyzer::parse {
@@ -25,6 +28,7 @@ using re2::StringPiece;
 
 constexpr std::size_t kNcclLookahead = 8;     // "NCCL error in" -> ncclUnhandledCudaError -> Last error: -> text
 constexpr std::size_t kNcclLookbehind = 20;   // NCCL WARN lines print before the Python exception
+constexpr std::size_t kFateLines = 120;       // how far a survivable message looks for the run going on
 
 // PyTorch's wording, not the library's: the C10 suffix (sometimes flattened
 // onto the message line), a torch exception, cuBLAS's handle-creation call,
@@ -41,17 +45,6 @@ Framework framework_of(std::string_view text, std::string_view exception, bool c
   return Framework::unknown;
 }
 
-// "RuntimeError: ..." before the phrase, else a leading "pkg.SomeError:" (numba
-// and CuPy put the driver's code after other words).
-std::string exception_on(std::string_view line, std::size_t phrase_pos) {
-  std::string name = exception_before(line, phrase_pos);
-  if (!name.empty()) return name;
-  static const RE2 leading(R"(^\s*([A-Za-z_][\w.]*(?:Error|Exception)):\s)", RE2::Latin1);
-  StringPiece found;
-  if (RE2::PartialMatch(head(line), leading, &found)) return std::string(view(found));
-  return {};
-}
-
 // Fills an event's text fields from the phrase at `pos` and appends it.
 std::size_t emit(const Region& region, std::size_t at, std::size_t pos, std::size_t last, OomEvent ev,
                  bool c10_suffix, Parsed& out) {
@@ -65,21 +58,45 @@ std::size_t emit(const Region& region, std::size_t at, std::size_t pos, std::siz
 
 // §6.2: "failed to allocate {x}G ({N} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY";
 // and its host twin for pinned memory, "failed to alloc {N} bytes on host".
-std::optional<std::size_t> stream_executor_note(const Region& region, std::size_t at, Parsed& out) {
-  static const RE2 device(
-      R"(failed to allocate (\S+) \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory))",
+const RE2& stream_executor_device_re() {
+  static const RE2 re(
+      R"((failed to allocate (\S+) \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|(hip)ErrorOutOfMemory)))",
       RE2::Latin1);
+  return re;
+}
+
+// JAX's builds log from external/xla (or external/tsl, older external/org_tensorflow);
+// TensorFlow's from tensorflow/ or external/local_xla.
+bool logged_by_jax(std::string_view text) {
+  static const RE2 jax(R"(external/(?:org_tensorflow|xla|tsl)/|jaxlib)", RE2::Latin1);
+  return RE2::PartialMatch(text, jax);
+}
+
+std::optional<std::size_t> stream_executor_note(const Region& region, std::size_t at, Parsed& out) {
   static const RE2 host(R"(failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY)", RE2::Latin1);
   const Line& line = region.lines[at];
-  StringPiece shown, bytes;
-  if (RE2::PartialMatch(line.text, device, &shown, &bytes)) {
-    out.findings.push_back(finding_at(
-        line, FindingKind::allocator_pressure,
-        fmt::format("stream_executor could not allocate {} from the device; TF/XLA's BFC allocator usually "
-                    "retries and succeeds, so this alone is not an OOM",
-                    view(shown)),
-        exact_u64(view(bytes))));
-    return at;
+  StringPiece found, shown, bytes, hip;
+  if (RE2::PartialMatch(line.text, stream_executor_device_re(), &found, &shown, &bytes, &hip)) {
+    // More of the same notes (the BFC allocator retrying smaller sizes) decide nothing.
+    auto another_note = [](std::string_view text) { return RE2::PartialMatch(text, stream_executor_device_re()); };
+    Fate fate = fate_after(region, at, kFateLines, another_note);
+    if (fate == Fate::survived || fate == Fate::neutral) {
+      out.findings.push_back(finding_at(
+          line, FindingKind::allocator_pressure,
+          fmt::format("stream_executor could not allocate {} from the device; TF/XLA's BFC allocator usually "
+                      "retries and succeeds, so this alone is not an OOM",
+                      view(shown)),
+          exact_u64(view(bytes))));
+      return at;
+    }
+    // Nothing but an error, a traceback or the end of the log follows: this is what ended the run.
+    bool jax = logged_by_jax(line.text);
+    OomEvent ev = event_at(line, jax ? OomFamily::xla : OomFamily::tensorflow);
+    ev.framework = jax ? Framework::jax : Framework::tensorflow;
+    ev.device = hip.empty() ? Device::cuda : Device::hip;
+    ev.numbers.requested = exact_u64(view(bytes));
+    ev.message = capped(std::string_view(line.text).substr(pos_of(line.text, found)));
+    return append_event(region, at, std::move(ev), out);
   }
   if (RE2::PartialMatch(line.text, host, &bytes)) {
     out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
@@ -112,15 +129,56 @@ Device nccl_device(std::string_view text) {
   return RE2::PartialMatch(text, hip) ? Device::hip : Device::cuda;
 }
 
+// NCCL lines that only trace the error back up its call stack ("NCCL INFO
+// include/alloc.h:103 -> 1") or repeat the warning decide nothing.
+bool nccl_trace(std::string_view text) {
+  static const RE2 re(R"(NCCL (?:INFO|WARN) .*-> \d+\s*$|NCCL WARN Cuda failure|Failed to CUDA calloc)", RE2::Latin1);
+  return RE2::PartialMatch(text, re);
+}
+
+// NCCL can fall back after a failed allocation (another algorithm, another
+// transport) and the run goes on: then it is pressure, not the failure.
+bool survived_by_nccl(const Region& region, std::size_t at, const std::string& what, std::optional<std::uint64_t> bytes,
+                      Parsed& out) {
+  if (fate_after(region, at, kFateLines, nccl_trace) != Fate::survived) return false;
+  out.findings.push_back(finding_at(region.lines[at], FindingKind::allocator_pressure,
+                                    fmt::format("{}, then fell back and the run went on: not the failure", what), bytes));
+  return true;
+}
+
 std::optional<std::size_t> nccl_warn(const Region& region, std::size_t at, Parsed& out) {
   const Line& line = region.lines[at];
   std::optional<int> gpu;
   if (!is_nccl_warn_oom(line.text, &gpu)) return std::nullopt;
+  if (survived_by_nccl(region, at, "NCCL could not allocate device memory ('out of memory')", std::nullopt, out))
+    return at;
   OomEvent ev = event_at(line, OomFamily::nccl);
   ev.device = nccl_device(line.text);
   ev.gpu = gpu;
   std::size_t pos = line.text.find("NCCL WARN");
   return emit(region, at, pos, at, std::move(ev), false, out);
+}
+
+// NCCL's ncclCudaCalloc: "NCCL WARN Failed to CUDA calloc {N} bytes" (also
+// "calloc async"), after the CUDACHECK line: the size NCCL asked for.
+std::optional<std::size_t> nccl_calloc(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 re(R"(((?i:failed to cuda calloc)(?: async)? (\d+) bytes))", RE2::Latin1);
+  static const RE2 dev(R"(\[(\d{1,4})\]\s+(?:\S+:\d+\s+)?NCCL )", RE2::Latin1);
+  const Line& line = region.lines[at];
+  if (line.text.find("calloc") == std::string::npos) return std::nullopt;
+  StringPiece found, bytes;
+  if (!RE2::PartialMatch(line.text, re, &found, &bytes)) return std::nullopt;
+  auto requested = exact_u64(view(bytes));
+  if (survived_by_nccl(region, at, fmt::format("NCCL could not allocate {} bytes of device memory", view(bytes)),
+                       requested, out))
+    return at;
+  OomEvent ev = event_at(line, OomFamily::nccl);
+  ev.device = nccl_device(line.text);
+  int d = 0;
+  if (RE2::PartialMatch(line.text, dev, &d)) ev.gpu = d;
+  ev.numbers.requested = requested;
+  std::size_t pos = line.text.find("NCCL WARN");
+  return emit(region, at, pos == std::string::npos ? pos_of(line.text, found) : pos, at, std::move(ev), false, out);
 }
 
 // §7: "NCCL error in: {file}:{line}, unhandled cuda error ..., NCCL version {v}"
@@ -182,6 +240,9 @@ std::optional<std::size_t> single_line(const Region& region, std::size_t at, Par
                          RE2::Latin1);
   static const RE2 runtime(R"(\b((CUDA|HIP) (?:driver )?error: out of memory))", RE2::Latin1);
   static const RE2 thc(R"(((cuda) runtime error \(2\) : out of memory))", RE2::Latin1);
+  // §1.8's THC printed the failed check before raising: "THCudaCheck FAIL
+  // file={file} line={n} error=2 : out of memory".
+  static const RE2 thc_check(R"(((THCuda)Check FAIL file=\S+ line=\d+ error=2 : out of memory))", RE2::Latin1);
   static const RE2 codes(R"(\b((CUDA)_ERROR_OUT_OF_MEMORY|(cuda)ErrorMemoryAllocation|(hip)ErrorOutOfMemory)\b)",
                          RE2::Latin1);
   const Line& line = region.lines[at];
@@ -193,6 +254,9 @@ std::optional<std::size_t> single_line(const Region& region, std::size_t at, Par
   else if (RE2::PartialMatch(line.text, cudnn, &found)) family = OomFamily::cudnn;
   else if (RE2::PartialMatch(line.text, runtime, &found, &vendor)) family = OomFamily::cuda_runtime;
   else if (RE2::PartialMatch(line.text, thc, &found, &vendor)) family = OomFamily::cuda_runtime;
+  else if (line.text.find("THCudaCheck") != std::string::npos &&
+           RE2::PartialMatch(line.text, thc_check, &found, &vendor))
+    family = OomFamily::cuda_runtime;
   else if (RE2::PartialMatch(line.text, codes, &found, &vendor, &vendor2, &vendor3)) {
     family = OomFamily::cuda_runtime;
     if (vendor.empty()) vendor = vendor2.empty() ? vendor3 : vendor2;
@@ -215,6 +279,7 @@ std::optional<std::size_t> parse_cuda_library(const Region& region, std::size_t 
   // An "unhandled cuda error" without OOM evidence is no OOM, and nothing else here.
   if (RE2::PartialMatch(region.lines[at].text, nccl_unhandled_re())) return nccl_unhandled(region, at, out);
   if (auto last = nccl_warn(region, at, out)) return last;
+  if (auto last = nccl_calloc(region, at, out)) return last;
   return single_line(region, at, out);
 }
 

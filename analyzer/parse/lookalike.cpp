@@ -7,7 +7,10 @@
 //                      bash's "Killed" after SIGKILL
 //   dataloader_killed  "DataLoader worker (pid {n}) is killed by signal: {sig}.",
 //                      "DataLoader worker (pid(s) ...) exited unexpectedly", bus errors from /dev/shm
-//   cpu_alloc_failure  DefaultCPUAllocator, std::bad_alloc, Python MemoryError, numpy, ENOMEM
+//   cpu_alloc_failure  DefaultCPUAllocator, std::bad_alloc, Python MemoryError, numpy, ENOMEM,
+//                      an out-of-memory of pinned/host/CPU memory in any runtime's words
+//                      ("failed to allocate 512.00 MiB of pinned memory: out of memory",
+//                      "cudaHostAlloc ... out of memory", "host out of memory")
 //   not_memory_error   illegal memory access, device-side assert, misaligned address (§7: the
 //                      same C10_CUDA_CHECK form as "CUDA error: out of memory")
 //
@@ -24,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/parse/common.hpp"
+#include "analyzer/parse/oom_context.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
@@ -84,6 +88,21 @@ std::optional<Found> cpu_alloc_failure(std::string_view text) {
   if (RE2::PartialMatch(text, memory_error))
     return Found{FindingKind::cpu_alloc_failure, "Python MemoryError: a host allocation failed", std::nullopt};
   return std::nullopt;
+}
+
+// An out-of-memory statement about host memory: the memory words tie to the
+// host (pinned, page-locked, host, CPU, system memory, RAM, the CUDA host
+// allocation calls), not merely appear on the line.
+std::optional<Found> host_memory_oom(std::string_view text) {
+  static const RE2 host(
+      R"((?i)\b(?:pinned|page[- ]locked|host|cpu|system|main)\s+(?:\w+\s+)?(?:memory|ram)\b|\bram\b|\bof pinned\b)"
+      R"(|cudaHostAlloc|cudaMallocHost|hipHostMalloc|cuMemHostAlloc|\bhost out of memory)",
+      RE2::Latin1);
+  if (!oom_statement(text) || !RE2::PartialMatch(head(text), host) || is_code(text)) return std::nullopt;
+  MemoryNumbers numbers;
+  read_stated_sizes(text, numbers);
+  return Found{FindingKind::cpu_alloc_failure,
+               "out of pinned/host memory (host RAM, page-locked buffers), not GPU device memory", numbers.requested};
 }
 
 std::optional<Found> dataloader_killed(std::string_view text) {
@@ -156,6 +175,7 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   if (!found) found = dataloader_killed(text);
   if (!found) found = cpu_alloc_failure(text);
   if (!found) found = host_oom_kill(text);
+  if (!found) found = host_memory_oom(text);
   if (!found) return std::nullopt;
 
   out.findings.push_back(finding_at(line, found->kind, std::move(found->detail), found->bytes));

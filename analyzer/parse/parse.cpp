@@ -1,15 +1,52 @@
 #include <array>
+#include <string_view>
+#include <vector>
 
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/traceback.hpp"
 
 namespace oomlens::analyzer::parse {
+namespace {
+
+bool is_blank(std::string_view t) { return t.find_first_not_of(" \t") == std::string_view::npos; }
+
+// Frame lines, source lines, caret markers and "[Previous line repeated ...]".
+bool in_traceback_body(std::string_view t) {
+  std::size_t i = t.find_first_not_of(" \t");
+  if (i == std::string_view::npos) return true;
+  return i > 0 || t.substr(i).starts_with("File \"") || t.find("Previous line repeated") != std::string_view::npos;
+}
+
+// A library, an extension or legacy THC that reports the OOM on a line of its
+// own, after which Python raises from the call that failed (THCudaCheck, a
+// CUDA extension's "cudaMalloc returned error 2", NCCL's WARN lines): the
+// traceback right after the message is that failure's, and locates it when
+// no traceback precedes the message.
+std::vector<Frame> traceback_after(const Region& region, std::size_t at, std::size_t last) {
+  constexpr std::size_t kMaxWalk = 4000;
+  const auto& rank = region.lines[at].rank;
+  std::size_t i = last + 1;
+  while (i < region.lines.size() && (region.lines[i].rank != rank || is_blank(region.lines[i].text))) ++i;
+  if (i >= region.lines.size()) return {};
+  std::string_view header = region.lines[i].text;
+  header.remove_prefix(header.find_first_not_of(" \t"));  // not blank: skipped above
+  if (!header.starts_with("Traceback (most recent call last)")) return {};
+  for (std::size_t j = i + 1; j < region.lines.size() && j - i < kMaxWalk; ++j) {
+    if (region.lines[j].rank != rank) continue;
+    if (in_traceback_body(region.lines[j].text)) continue;
+    return traceback_before(region, j);  // j is the exception line
+  }
+  return {};
+}
+
+}  // namespace
 
 void parse_region(const Region& region, Parsed& out) {
-  static constexpr std::array<Parser, 10> kParsers = {
-      parse_pytorch_allocator, parse_cuda_malloc_async, parse_mps,      parse_cuda_library,
-      parse_xla,               parse_tensorflow,        parse_pressure_warning, parse_lookalike,
-      parse_collateral,        parse_allocator_setting};
+  static constexpr std::array<Parser, 14> kParsers = {
+      parse_survived_oom,     parse_pytorch_allocator, parse_cuda_malloc_async, parse_mps,
+      parse_cuda_library,     parse_xla,               parse_tensorflow,        parse_memory_summary,
+      parse_allocator_notes,  parse_pressure_warning,  parse_lookalike,         parse_generic_oom,
+      parse_collateral,       parse_allocator_setting};
   std::size_t consumed_until = 0;  // anchors at or below a claimed message's last line are its own
   bool consumed_any = false;
   for (std::size_t k = 0; k < region.anchors.size(); ++k) {
@@ -18,7 +55,10 @@ void parse_region(const Region& region, Parsed& out) {
     for (Parser parser : kParsers) {
       std::size_t before = out.ooms.size();
       if (auto last = parser(region, at, out)) {
-        for (std::size_t k = before; k < out.ooms.size(); ++k) out.ooms[k].traceback = traceback_before(region, at);
+        for (std::size_t e = before; e < out.ooms.size(); ++e) {
+          out.ooms[e].traceback = traceback_before(region, at);
+          if (out.ooms[e].traceback.empty()) out.ooms[e].traceback = traceback_after(region, at, *last);
+        }
         consumed_until = *last;
         consumed_any = true;
         break;

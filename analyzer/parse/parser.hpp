@@ -25,19 +25,26 @@ struct Parsed {
 // `traceback` empty: parse_region attaches it.
 using Parser = std::optional<std::size_t> (*)(const Region& region, std::size_t at, Parsed& out);
 
+std::optional<std::size_t> parse_survived_oom(const Region&, std::size_t, Parsed&);       // survived_oom.cpp: an OOM the program got past
 std::optional<std::size_t> parse_pytorch_allocator(const Region&, std::size_t, Parsed&);  // pytorch_allocator.cpp
 std::optional<std::size_t> parse_cuda_malloc_async(const Region&, std::size_t, Parsed&);  // cuda_malloc_async.cpp
 std::optional<std::size_t> parse_mps(const Region&, std::size_t, Parsed&);                // mps.cpp
 std::optional<std::size_t> parse_cuda_library(const Region&, std::size_t, Parsed&);       // cuda_library.cpp: runtime/driver/THC/cuBLAS/cuDNN/NCCL
 std::optional<std::size_t> parse_xla(const Region&, std::size_t, Parsed&);                // xla.cpp
 std::optional<std::size_t> parse_tensorflow(const Region&, std::size_t, Parsed&);         // tensorflow.cpp
+std::optional<std::size_t> parse_memory_summary(const Region&, std::size_t, Parsed&);     // memory_summary.cpp: torch.cuda.memory_summary()
+std::optional<std::size_t> parse_allocator_notes(const Region&, std::size_t, Parsed&);    // allocator_notes.cpp: _use_uvm, INTERNAL ASSERT
 std::optional<std::size_t> parse_pressure_warning(const Region&, std::size_t, Parsed&);   // pressure_warning.cpp
 std::optional<std::size_t> parse_lookalike(const Region&, std::size_t, Parsed&);          // lookalike.cpp: host OOM kill, DataLoader, CPU alloc, illegal access, assert
+std::optional<std::size_t> parse_generic_oom(const Region&, std::size_t, Parsed&);        // generic_oom.cpp: any other GPU runtime's OOM
 std::optional<std::size_t> parse_collateral(const Region&, std::size_t, Parsed&);         // collateral.cpp: NCCL watchdog, ChildFailedError, SIGTERM/SIGKILL
 std::optional<std::size_t> parse_allocator_setting(const Region&, std::size_t, Parsed&);  // allocator_setting.cpp
 
 // Runs every parser over the region's anchor lines, in the order above (the
-// first that claims a line wins), and attaches each OOM's traceback.
+// first that claims a line wins), and attaches each OOM's traceback. The
+// survived-OOM parser comes first (a retry note may quote a whole allocator
+// message); the generic parser comes after every specific one and after the
+// look-alikes, so it only sees wordings nobody else knows.
 void parse_region(const Region& region, Parsed& out);
 
 // The anchor literals the scanner looks for (lower case; matched

@@ -16,6 +16,18 @@
 // The "... with freed_by_count=0. The caller indicates that this is not a
 // failure ..." variant is a warning (allocator_pressure), and a tensor that did
 // not fit in host memory (device CPU, host allocators) is a cpu_alloc_failure.
+//
+// Also TensorFlow's wordings as they print in practice:
+//
+//   the BFC dump without its "ran out of memory" line (a selection, a log cut
+//   at the top, an output cell truncated): "Summary of in-use Chunks by
+//   size:", "N Chunks of size ...", "Sum Total of in-use chunks: ...", then
+//   the Stats block. BFC dumps only when an allocation failed, so this is
+//   still a TF GPU OOM, with the limit (total) and in-use (allocated)
+//   figures, and the request when the dump's "Bin for X was Y" line shows.
+//
+//   eager ops: "ResourceExhaustedError: {{function_node __wrapped__MatMul_device_
+//   /job:localhost/replica:0/task:0/device:GPU:0}} failed to allocate memory [Op:MatMul]".
 #include <re2/re2.h>
 
 #include <cstdint>
@@ -225,12 +237,122 @@ std::optional<std::size_t> bfc_ran_out(const Region& region, std::size_t at, Par
   return append_event(region, last, std::move(ev), out);
 }
 
+// -- the BFC dump without its header ----------------------------------------
+
+constexpr std::size_t kDumpLookback = 4096;
+
+// The dump's own lines above the anchor: "BFCAllocator dump for {name}" names
+// the allocator, "Bin for {hr} was {hr}, Chunk State:" the request it failed.
+struct DumpAbove {
+  std::optional<std::uint64_t> requested;
+  std::string allocator;
+};
+
+DumpAbove read_dump_above(const Region& region, std::size_t at) {
+  static const RE2 bin_for(R"(^\s*Bin for ([0-9]+(?:\.[0-9]+)?\s*[KMGTPE]?i?B) was)", RE2::Latin1);
+  static const RE2 dump_for(R"(^\s*BFCAllocator dump for (\S+))", RE2::Latin1);
+  DumpAbove above;
+  const auto& rank = region.lines[at].rank;
+  for (std::size_t k = 0, seen = 0; k < at && seen < kDumpLookback; ++k) {
+    const Line& line = region.lines[at - 1 - k];
+    if (line.rank != rank) continue;
+    ++seen;
+    std::string_view text = head(line.text);
+    strip_log_prefix(text);
+    StringPiece v;
+    if (!above.requested && RE2::PartialMatch(text, bin_for, &v)) above.requested = parse_size(view(v));
+    if (RE2::PartialMatch(text, dump_for, &v)) {
+      above.allocator = std::string(view(v));
+      break;  // the top of the dump
+    }
+    MemoryNumbers ignored;
+    if (!is_dump_line(line.text, ignored)) break;
+  }
+  return above;
+}
+
+std::optional<std::size_t> bfc_dump_without_header(const Region& region, std::size_t at, Parsed& out) {
+  static const RE2 anchor(R"(^\s*(?:Summary of in-use Chunks by size:|Sum Total of in-use chunks:))", RE2::Latin1);
+  static const RE2 gpu_name(R"((?i)gpu_(\d+)_)", RE2::Latin1);
+  const Line& line = region.lines[at];
+  std::string_view text = head(line.text);
+  if (text.find("n-use Chunks") == std::string_view::npos && text.find("n-use chunks") == std::string_view::npos)
+    return std::nullopt;
+  strip_log_prefix(text);
+  if (!RE2::PartialMatch(text, anchor)) return std::nullopt;
+
+  DumpAbove above = read_dump_above(region, at);
+  MemoryNumbers numbers;
+  numbers.requested = above.requested;
+  std::size_t last = consume_dump(region, at, numbers);
+  if (!above.allocator.empty() && is_host_allocator(above.allocator)) {
+    out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
+                                      fmt::format("BFC host allocator ({}) ran out of memory", above.allocator),
+                                      numbers.requested));
+    return last;
+  }
+  OomEvent ev = event_at(line, OomFamily::tensorflow);
+  ev.framework = bfc_framework(line.text);
+  ev.numbers = numbers;
+  int gpu = 0;
+  if (RE2::PartialMatch(above.allocator, gpu_name, &gpu)) ev.gpu = gpu;
+  ev.device = Device::cuda;  // a device allocator (GPU_0_bfc), or none named: BFC dumps are almost always the GPU's
+  std::string message = "BFC allocator dump without its \"ran out of memory\" line";
+  if (!above.allocator.empty()) message += fmt::format(" ({})", above.allocator);
+  if (numbers.total) message += fmt::format("; Limit: {}", *numbers.total);
+  if (numbers.allocated) message += fmt::format(", InUse: {}", *numbers.allocated);
+  if (numbers.largest_free_block) message += fmt::format(", LargestFreeBlock: {}", *numbers.largest_free_block);
+  ev.message = std::move(message);
+  return append_event(region, last, std::move(ev), out);
+}
+
+// -- eager ops: "failed to allocate memory" ----------------------------------
+
+std::optional<std::size_t> eager_failed_to_allocate(const Region& region, std::size_t at, Parsed& out) {
+  // The exception type, or the status prefix of a root-error list, then the message.
+  static const RE2 typed(R"((?:^|\s)((?:[\w.]*\.)?ResourceExhaustedError):\s*(.*?\bfailed to allocate memory\b.*)$)",
+                         RE2::Latin1);
+  static const RE2 status(R"(((?:Resource exhausted|RESOURCE_EXHAUSTED):\s*.*?\bfailed to allocate memory\b.*)$)",
+                          RE2::Latin1);
+  static const RE2 device_re(R"((?i)device:(?:XLA_)?(GPU|TPU|CPU):(\d+))", RE2::Latin1);
+  const Line& line = region.lines[at];
+  std::string_view text = head(line.text);
+  if (text.find("failed to allocate memory") == std::string_view::npos) return std::nullopt;
+  StringPiece exception, message;
+  if (!RE2::PartialMatch(text, typed, &exception, &message) && !RE2::PartialMatch(text, status, &message))
+    return std::nullopt;
+  StringPiece kind, index;
+  bool on_device = RE2::PartialMatch(text, device_re, &kind, &index);
+  if (on_device && (kind == "CPU" || kind == "cpu")) {
+    out.findings.push_back(finding_at(line, FindingKind::cpu_alloc_failure,
+                                      "TensorFlow could not allocate memory for an op on the CPU (host memory)"));
+    return at;
+  }
+  OomEvent ev = event_at(line, OomFamily::tensorflow);
+  ev.framework = Framework::tensorflow;
+  if (on_device) {
+    ev.device = kind == "TPU" || kind == "tpu" ? Device::tpu : Device::cuda;
+    ev.gpu = exact_int(view(index));
+  }
+  ev.exception = std::string(view(exception));
+  ev.message = capped(view(message));
+  std::size_t last = at;
+  for (std::size_t n = 0; n < kTrailerLines; ++n) {
+    auto next = next_line_of(region, last, line.rank);
+    if (!next || !is_oom_trailer(region.lines[*next].text)) break;
+    last = *next;
+  }
+  return append_event(region, last, std::move(ev), out);
+}
+
 }  // namespace
 
 std::optional<std::size_t> parse_tensorflow(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
   if (auto last = oom_when_allocating(region, at, out)) return last;
-  return bfc_ran_out(region, at, out);
+  if (auto last = bfc_ran_out(region, at, out)) return last;
+  if (auto last = eager_failed_to_allocate(region, at, out)) return last;
+  return bfc_dump_without_header(region, at, out);
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -6,6 +6,12 @@
 //   RESOURCE_EXHAUSTED: Failed to allocate request for 176.00MiB (184549376B) on device ordinal 0
 //   RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.
 //     Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.              (TPU compile time)
+//   RESOURCE_EXHAUSTED: Attempting to reserve 6.20G at the bottom of memory. That was not possible.
+//     There are 4.10G free, 0B reserved, and 4.10G reservable.                  (TPU runtime)
+//     (then "Top-of-Memory reserved ..." / "Currently allocated ..." lines)
+//
+// A terminal or log wrapper may cut any of them mid-sentence or mid-number
+// ("... trying to allocate" / "17179869184 bytes."): the continuation is joined.
 //
 // usually after "jaxlib.xla_extension.XlaRuntimeError: " / "jaxlib._jax.XlaRuntimeError: " /
 // "jax.errors.JaxRuntimeError: ", and followed by a BufferAssignment report and
@@ -39,6 +45,7 @@ struct Message {
   std::size_t pos = 0;  // where the message starts on the anchor line (the status prefix, when printed)
   MemoryNumbers numbers;
   std::optional<int> gpu;
+  bool tpu_reserve = false;  // followed by "Top-of-Memory reserved" / "Currently allocated" lines
 };
 
 std::optional<std::uint64_t> bytes_or_size(std::string_view number, std::string_view unit) {
@@ -61,6 +68,10 @@ std::optional<Message> read_message(std::string_view text) {
   static const RE2 tpu_runtime("(" + status +
                                    R"(Attempting to allocate ([0-9.]+\s*[KMGTPE]?i?B?)\. That was not possible\.)"
                                    R"((?:\s*There are ([0-9.]+\s*[KMGTPE]?i?B?) free)?))",
+                               RE2::Latin1);
+  static const RE2 tpu_reserve("(" + status +
+                                   R"(Attempting\s*to\s*reserve\s*([0-9.]+\s*[KMGTPE]?i?B?)\s*at\s*the\s*bottom\s*of\s*memory\.)"
+                                   R"(\s*That\s*was\s*not\s*possible\.(?:\s*There\s*are\s*([0-9.]+\s*[KMGTPE]?i?B?)\s*free)?))",
                                RE2::Latin1);
   // Other RESOURCE_EXHAUSTED memory failures (TPU HBM usage lines, wrapped
   // forms): an XLA OOM without numbers. "Resource exhausted: OOM when
@@ -85,6 +96,10 @@ std::optional<Message> read_message(std::string_view text) {
   } else if (RE2::PartialMatch(text, tpu_runtime, &found, &a, &b)) {
     m.numbers.requested = parse_size(view(a));
     if (!b.empty()) m.numbers.free = parse_size(view(b));
+  } else if (RE2::PartialMatch(text, tpu_reserve, &found, &a, &b)) {
+    m.numbers.requested = parse_size(view(a));
+    if (!b.empty()) m.numbers.free = parse_size(view(b));
+    m.tpu_reserve = true;
   } else if (RE2::PartialMatch(text, other, &found)) {
   } else {
     return std::nullopt;
@@ -176,11 +191,57 @@ Framework framework_of(std::string_view text, std::string_view exception) {
   return Framework::jax;
 }
 
+// The text ends inside a message that goes on: right after the phrase that
+// introduces a size, or in the middle of the number.
+bool ends_inside_message(std::string_view text) {
+  static const RE2 re(
+      R"((?i)(?:out\s*of\s*memory\s*while\s*trying\s*to\s*allocate|failed\s*to\s*allocate\s*request\s*for)"
+      R"(|attempting\s*to\s*(?:reserve|allocate)|at\s*the\s*bottom\s*of\s*memory\.|that\s*was\s*not\s*possible\.)"
+      R"(|there\s*are)\s*[0-9.,]*\s*$)",
+      RE2::Latin1);
+  return RE2::PartialMatch(text.substr(text.size() > kHeadBytes ? text.size() - kHeadBytes : 0), re);
+}
+
+bool starts_record(std::string_view text) {
+  std::size_t i = text.find_first_not_of(" \t");
+  if (i == std::string_view::npos) return true;
+  std::string_view s = text.substr(i);
+  return s.starts_with("Traceback (most recent call last)") || s.starts_with("File \"") ||
+         s.starts_with("During handling of the above exception") ||
+         s.starts_with("The above exception was the direct cause");
+}
+
+// TPU's reserve failure goes on with the memory state: "Top-of-Memory
+// reserved: X" and "Currently allocated: Y" (allocated on the device).
+std::size_t consume_tpu_state(const Region& region, std::size_t last, const std::optional<int>& rank,
+                              MemoryNumbers& numbers) {
+  static const RE2 state(R"(^\s*(Top-of-Memory reserved|Currently allocated)\W*?([0-9.]+\s*[KMGTPE]?i?B?)\b)",
+                         RE2::Latin1);
+  for (std::size_t n = 0; n < kWrappedLines; ++n) {
+    auto next = next_line_of(region, last, rank);
+    StringPiece key, size;
+    if (!next || !RE2::PartialMatch(head(region.lines[*next].text), state, &key, &size)) break;
+    if (key == "Currently allocated" && !numbers.allocated) numbers.allocated = parse_size(view(size));
+    last = *next;
+  }
+  return last;
+}
+
+// Every message above starts with one of these on its first line: a cheap
+// test before any pattern runs (most anchor lines are other families').
+bool may_start_message(std::string_view text) {
+  for (std::string_view phrase : {"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory while", "Out of host memory",
+                                  "Failed to allocate request", "Attempting", "Ran out of memory in memory space"})
+    if (text.find(phrase) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
   const Line& line = region.lines[at];
+  if (!may_start_message(line.text)) return std::nullopt;
   if (auto last = host_memory(region, at, out)) return last;
   if (line.text.find("OOM when allocating") != std::string::npos) return std::nullopt;  // TensorFlow's (§6.2)
 
@@ -190,6 +251,12 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
                            RE2::Latin1);
   std::string text = line.text;
   std::size_t last = at;
+  for (std::size_t n = 0; n < kWrappedLines && ends_inside_message(text); ++n) {
+    auto next = next_line_of(region, last, line.rank);
+    if (!next || starts_record(region.lines[*next].text)) break;
+    text += region.lines[*next].text;  // a hard wrap cuts words and numbers: no separator
+    last = *next;
+  }
   for (std::size_t n = 0; n < kWrappedLines; ++n) {
     auto next = next_line_of(region, last, line.rank);
     if (!next || !RE2::PartialMatch(head(region.lines[*next].text), wrapped)) break;
@@ -202,6 +269,27 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
     // Nothing here, or the message starts on a later line (its own anchor).
     return std::nullopt;
   }
+  if (!message->numbers.requested) {
+    // A wrap anywhere, even mid-word ("... trying to alloca" / "te 17179869184
+    // bytes."), leaves a sizeless message: take the next lines when they
+    // complete it.
+    std::string joined = text;
+    std::size_t joined_last = last;
+    for (std::size_t n = 0; n < kWrappedLines; ++n) {
+      auto next = next_line_of(region, joined_last, line.rank);
+      if (!next || starts_record(region.lines[*next].text)) break;
+      joined += region.lines[*next].text;
+      joined_last = *next;
+      if (ends_inside_message(joined)) continue;  // cut mid-number: "... allocate 171798" / "69184 bytes."
+      auto whole = read_message(joined);
+      if (whole && whole->numbers.requested && whole->pos < line.text.size()) {
+        text = std::move(joined);
+        last = joined_last;
+        message = whole;
+        break;
+      }
+    }
+  }
 
   OomEvent ev = event_at(line, OomFamily::xla);
   ev.numbers = message->numbers;
@@ -209,7 +297,8 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
   ev.exception = exception_before(line.text, message->pos);
   ev.framework = framework_of(line.text, ev.exception);
   ev.message = capped(std::string_view(text).substr(message->pos));
-  ev.device = device_of(text);
+  ev.device = message->tpu_reserve ? Device::tpu : device_of(text);
+  if (message->tpu_reserve) last = consume_tpu_state(region, last, line.rank, ev.numbers);
   last = consume_reports(region, last, line.rank, ev.numbers);
   return append_event(region, last, std::move(ev), out);
 }

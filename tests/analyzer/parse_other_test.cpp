@@ -74,9 +74,10 @@ const std::vector<std::string> kProse = {
     "exitcode tracking enabled",
 };
 
-const std::vector<Parser> kOtherParsers = {parse_cuda_library,     parse_xla,       parse_tensorflow,
-                                           parse_pressure_warning, parse_lookalike, parse_collateral,
-                                           parse_allocator_setting};
+const std::vector<Parser> kOtherParsers = {parse_survived_oom,     parse_cuda_library,    parse_xla,
+                                           parse_tensorflow,       parse_memory_summary,  parse_allocator_notes,
+                                           parse_pressure_warning, parse_lookalike,       parse_generic_oom,
+                                           parse_collateral,       parse_allocator_setting};
 
 const std::string kC10Search =
     "Search for `cudaErrorMemoryAllocation' in "
@@ -933,6 +934,12 @@ TEST_CASE("all other parsers: hostile text never crashes and claims nothing odd"
       "",
       "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
       "unhandled cuda error",
+      "|            CUDA OOMs: 99999999999999999999999 |        cudaMalloc retries: 1 |",
+      "[_use_uvm] FAILED to allocate 99999999999999999999999 bytes via UVM",
+      "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 9,999,999,999,999,999,999,999 bytes",
+      "Failed to CUDA calloc 99999999999999999999999 bytes",
+      "RESOURCE_EXHAUSTED: Attempting to reserve 99999999999999999999G at the bottom of memory. That was not possible.",
+      std::string(2000, 'x') + " CUDA out of memory " + std::string(2000, ','),
   };
   Region r = region_of(texts);
   for (Parser parser : kOtherParsers) {
