@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/text.hpp"
+#include "analyzer/size.hpp"
 #include "analyzer/traceback.hpp"
 
 namespace oomlens::analyzer {
@@ -61,10 +62,22 @@ bool comparable(const std::optional<std::int64_t>& a, const std::optional<std::i
 
 bool related_families(OomFamily a, OomFamily b) {
   auto bfc = [](OomFamily f) { return f == OomFamily::tensorflow || f == OomFamily::xla; };
+  // A runtime's own words (generic) sit beside the framework's exception for
+  // the same failure: CNRT's line, then "RuntimeError: MLU out of memory".
   auto cuda_lib = [](OomFamily f) {
-    return f == OomFamily::cuda_runtime || f == OomFamily::nccl || f == OomFamily::cublas || f == OomFamily::cudnn;
+    return f == OomFamily::cuda_runtime || f == OomFamily::nccl || f == OomFamily::cublas || f == OomFamily::cudnn ||
+           f == OomFamily::generic;
   };
-  return (bfc(a) && bfc(b)) || (cuda_lib(a) && cuda_lib(b));
+  return (bfc(a) && bfc(b)) || (cuda_lib(a) && cuda_lib(b)) || (bfc(a) && b == OomFamily::generic) ||
+         (a == OomFamily::generic && bfc(b));
+}
+
+// A memory_summary() table is the evidence of an OOM of the same process:
+// handlers print it right before re-raising, or right after the message.
+constexpr std::uint64_t kSummaryReachLines = 60;
+bool summary_beside(const OomEvent& e, const OomEvent& last) {
+  return (e.family == OomFamily::memory_summary || last.family == OomFamily::memory_summary) && e.rank == last.rank &&
+         e.line - last.end_line <= kSummaryReachLines;
 }
 
 // Events of one file that make one failure, with what `belongs` asks of them
@@ -99,6 +112,7 @@ bool belongs(const std::vector<Tagged>& all, const Cluster& c, const Tagged& t, 
   // Libraries report one failure in several messages: TensorFlow's BFC
   // warning then the op's error, XLA's allocator then the runtime error,
   // NCCL's WARN lines then PyTorch's DistBackendError.
+  if (summary_beside(e, last)) return true;
   return e.rank == last.rank && related_families(e.family, last.family) && e.line - last.end_line <= 400;
 }
 
@@ -559,6 +573,26 @@ bool within(const LogFinding& f, const Shape& s, std::uint64_t max_lines, std::i
   return last;
 }
 
+// torch.cuda._use_uvm's "[_use_uvm] FAILED to allocate ... You can ignore
+// free-memory numbers reported by PyTorch": after it, the message's free and
+// total figures describe the device, not the unified memory that failed.
+void discount_uvm_figures(Incident& inc) {
+  auto uvm = std::find_if(inc.warnings_before.begin(), inc.warnings_before.end(),
+                          [](const LogFinding& f) { return f.detail.starts_with("uvm:"); });
+  if (uvm == inc.warnings_before.end()) return;
+  Verdict v;
+  v.cls = OomClass::unquantified;
+  v.reason = "uvm";
+  v.notes.push_back(fmt::format(
+      "Line {} says the allocation went through CUDA unified memory (torch.cuda._use_uvm) and failed there{}: the "
+      "device figures in this message (free, total) are not what ran out, so they decide nothing. Check the host's "
+      "memory and the unified-memory limit.",
+      uvm->line, uvm->bytes ? fmt::format(" ({} bytes)", *uvm->bytes) : std::string()));
+  if (inc.primary.numbers.requested)
+    v.arithmetic.push_back(fmt::format("requested {} through unified memory", format_size(*inc.primary.numbers.requested)));
+  inc.verdict = std::move(v);
+}
+
 }  // namespace
 
 const LogFinding* allocator_conf_setting(const Incident& inc) {
@@ -708,6 +742,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
 
   Finisher finisher(all, inputs);
   for (std::size_t k = 0; k < incidents.size(); ++k) finisher.finish(incidents[k], groups[k]);
+  for (auto& inc : incidents) discount_uvm_figures(inc);
 
   for (auto& inc : incidents) {
     const LogFinding* conf = allocator_conf_setting(inc);

@@ -42,6 +42,9 @@ struct Region {
   // For each anchor line, a bit per scanner literal found on it (literal
   // index < 64); empty when the region was built by hand (tests).
   std::vector<std::uint64_t> anchor_literals;
+  // The region's last line is the input's last: nothing follows it at all
+  // (rather than: the region stopped reading).
+  bool reaches_end = true;  // the stream sets it; a region built by hand is a whole text
 };
 
 }  // namespace oomlens::analyzer

@@ -69,6 +69,7 @@ void LogStream::feed(std::string_view bytes) {
 }
 
 void LogStream::finish() {
+  finishing_ = true;
   scan_available(true);
   close_region_if_done(true);
 }
@@ -306,6 +307,7 @@ void LogStream::emit_region(std::uint64_t end) {
     pos = le + 1;
   }
   if (region.anchors.empty()) return;
+  region.reaches_end = finishing_ && end >= end_offset();
   join_hard_wraps(region);
   sink_(std::move(region));
 }

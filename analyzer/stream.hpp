@@ -124,6 +124,7 @@ class LogStream {
   };
   std::unique_ptr<OpenRegion> open_;
   bool last_byte_newline_ = true;
+  bool finishing_ = false;  // finish() was called: regions emitted now may reach the end
 };
 
 }  // namespace oomlens::analyzer

@@ -76,6 +76,7 @@ bool starts_record(const Line& line) {
   std::string_view t = line.text;
   if (t.empty()) return true;
   if (t.starts_with("    ")) return true;  // a traceback's source or caret line
+  if (t.front() == '|' || t.front() == '+') return true;  // a table's row or border (memory_summary, nvidia-smi)
   for (std::string_view start : {"Traceback (most recent call last)", "  File \"", "During handling of the above",
                                  "The above exception was the direct cause"})
     if (t.starts_with(start)) return true;
@@ -99,7 +100,9 @@ void join_hard_wraps(Region& region) {
   for (std::size_t i = 0; i < region.lines.size(); ++i) {
     Line& line = region.lines[i];
     bool continues = false;
-    if (!joined.empty() && whole[i] && i > 0 && whole[i - 1] && full(region.lines[i - 1])) {
+    // A full-width line that closes a table row ("...|") is complete.
+    if (!joined.empty() && whole[i] && i > 0 && whole[i - 1] && full(region.lines[i - 1]) &&
+        !joined.back().text.ends_with('|')) {
       const Line& last = joined.back();
       continues = line.number == last.last_number() + 1 && !starts_record(line);
     }

@@ -288,7 +288,8 @@ Fate fate_after(const Region& region, std::size_t at, std::size_t max_lines,
     if (is_fatal_line(text)) return Fate::fatal;
     if (is_survival_note(text) || is_progress_line(text)) return Fate::survived;
   }
-  return any ? Fate::neutral : Fate::nothing;
+  // A region that stopped reading before the input's end cannot say nothing follows.
+  return any || !region.reaches_end ? Fate::neutral : Fate::nothing;
 }
 
 }  // namespace oomlens::analyzer::parse

@@ -87,7 +87,7 @@ enum class Fate {
   fatal,     // an error, a traceback, an abort or a nonzero exit follows first
   survived,  // ordinary training output (steps, losses, progress) or a fallback note follows first
   neutral,   // only other chatter follows, as far as the region reaches
-  nothing,   // no line of the same rank follows: the input (or the region) ends here
+  nothing,   // no line of the same rank follows, and the input ends with the region
 };
 
 // What the same rank printed after region.lines[at], line by line, up to

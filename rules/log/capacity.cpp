@@ -18,7 +18,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     held = fmt::format("; live tensors hold {} of {}", format_size(*n.allocated), format_size(*n.total));
   else if (n.allocated)
     held = fmt::format("; live tensors hold {}", format_size(*n.allocated));
-  d.message = fmt::format("GPU out of memory, capacity: {}{}{}", failure_head(inc), held,
+  d.message = fmt::format("{} out of memory, capacity: {}{}{}", device_word(inc.primary.device), failure_head(inc), held,
                           n.free ? fmt::format(", {} free", format_size(*n.free)) : "");
   d.explanation =
       "The memory in use is live data: tensors the program still references. Neither the allocator's settings nor "

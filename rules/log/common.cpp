@@ -9,13 +9,24 @@ namespace oomlens::rules::log {
 
 using analyzer::format_size;
 
+const char* device_word(analyzer::Device d) {
+  switch (d) {
+    case analyzer::Device::tpu: return "TPU";
+    case analyzer::Device::npu: return "NPU";
+    case analyzer::Device::mlu: return "MLU";
+    case analyzer::Device::gcu: return "GCU";
+    case analyzer::Device::hpu: return "HPU";
+    default: return "GPU";
+  }
+}
+
 std::string failure_head(const analyzer::Incident& inc) {
   const auto& e = inc.primary;
   std::string s = !e.numbers.requested ? std::string("allocation failed")
                   : *e.numbers.requested >= analyzer::kPlaceholderSize
                       ? std::string("tried to allocate more than 1 EiB")
                       : fmt::format("tried to allocate {}", format_size(*e.numbers.requested));
-  if (e.gpu) s += fmt::format(" on GPU {}", *e.gpu);
+  if (e.gpu) s += fmt::format(" on {} {}", device_word(e.device), *e.gpu);
   if (inc.first_failing_rank) {
     if (e.rank && e.rank != inc.first_failing_rank)
       // The figures come from another rank's message: the first one had none.

@@ -9,6 +9,10 @@
 
 namespace oomlens::rules::log {
 
+// What the device is called in messages: "GPU", or the vendor's word (TPU,
+// NPU, MLU, GCU, HPU).
+const char* device_word(analyzer::Device d);
+
 // "tried to allocate 2.00 GiB on GPU 3 (rank 3, first of 4 ranks)"
 std::string failure_head(const analyzer::Incident& inc);
 

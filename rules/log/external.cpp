@@ -24,7 +24,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     holder = fmt::format("this process holds {} outside PyTorch's allocator", format_size(*n.non_pytorch));
   else
     holder = "memory outside this process's reservation is in use";
-  d.message = fmt::format("GPU out of memory, held elsewhere: {}; {}{}", failure_head(inc), holder,
+  d.message = fmt::format("{} out of memory, held elsewhere: {}; {}{}", device_word(inc.primary.device), failure_head(inc), holder,
                           n.total ? fmt::format(" of {}", format_size(*n.total)) : "");
   if (by_others)
     d.explanation = "Another process on the same GPU holds the memory this job needed: a second job, a notebook, a "

@@ -15,7 +15,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions& options, Diagnos
   const auto& n = inc.primary.numbers;
   const bool pytorch = inc.primary.framework == analyzer::Framework::pytorch;
   std::string amount = n.reserved_unallocated ? format_size(*n.reserved_unallocated) : "free pool memory";
-  d.message = fmt::format("GPU out of memory from fragmentation: {}; {} is cached but unallocated{}{}",
+  d.message = fmt::format("{} out of memory from fragmentation: {}; {} is cached but unallocated{}{}", device_word(inc.primary.device),
                           failure_head(inc), amount,
                           n.total && n.reserved_unallocated
                               ? fmt::format(" ({:.1f}% of {})", 100.0 * static_cast<double>(*n.reserved_unallocated) / static_cast<double>(*n.total), format_size(*n.total))

@@ -15,7 +15,7 @@ using analyzer::format_size;
 void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   const auto& e = inc.primary;
   const auto& n = e.numbers;
-  d.message = fmt::format("GPU out of memory at a memory cap: {}; the cap is {}{}", failure_head(inc),
+  d.message = fmt::format("{} out of memory at a memory cap: {}; the cap is {}{}", device_word(inc.primary.device), failure_head(inc),
                           n.limit ? format_size(*n.limit) : "unknown",
                           n.free ? fmt::format(", {} still free on the device", format_size(*n.free)) : "");
   d.explanation =

@@ -17,6 +17,8 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     case analyzer::OomFamily::cudnn: what = "cuDNN could not allocate memory"; break;
     case analyzer::OomFamily::nccl: what = "NCCL could not allocate its buffers"; break;
     case analyzer::OomFamily::xla: what = "XLA could not allocate a buffer"; break;
+    case analyzer::OomFamily::generic: what = "the runtime reported out of memory in its own words"; break;
+    case analyzer::OomFamily::memory_summary: what = "memory_summary() counted out-of-memory errors"; break;
     case analyzer::OomFamily::tensorflow:
       // JAX ships the same BFC allocator; its warning reads like TensorFlow's.
       what = e.framework == analyzer::Framework::jax ? "XLA's allocator could not allocate a buffer"
@@ -24,13 +26,20 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
       break;
     default: what = e.truncated ? "the allocator's message was cut short" : "the allocator failed"; break;
   }
-  d.message = fmt::format("GPU out of memory without figures: {}{}", what,
+  d.message = fmt::format("{} out of memory without figures: {}{}", device_word(inc.primary.device), what,
                           e.numbers.requested ? fmt::format(" ({})", failure_head(inc)) : "");
   d.explanation = "The message does not say how memory was used, so the cause cannot be proven from it. Capture the "
                   "numbers on the next run.\n\n" +
                   evidence_markdown(inc);
+  if (inc.verdict.reason == "uvm") {
+    d.message = fmt::format("{} out of memory in unified memory (torch.cuda._use_uvm): {}", device_word(e.device),
+                            failure_head(inc));
+    d.explanation = "The allocation went through CUDA unified memory and failed there; the device figures the message "
+                    "prints are not what ran out.\n\n" +
+                    evidence_markdown(inc);
+  }
   if (inc.verdict.reason == "numbers-contradict") {
-    d.message = fmt::format("GPU out of memory that its own figures do not explain: {}; {} free on the device",
+    d.message = fmt::format("{} out of memory that its own figures do not explain: {}; {} free on the device", device_word(inc.primary.device),
                             failure_head(inc), e.numbers.free ? analyzer::format_size(*e.numbers.free) : "?");
     d.explanation = "By the figures the message prints, the allocation fits: the device reported more free memory "
                     "than the request, and no cap is printed. Something the message does not show decided; capture "
