@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analyzer/finding_groups.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/stream.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 
 // Bounds on what a hostile log can make us keep.
 constexpr std::size_t kMaxEvents = 100000;
-constexpr std::size_t kMaxFindings = 10000;
+constexpr std::size_t kMaxFindings = 10000;  // distinct causes: repeats are counted, not kept
 
 const LiteralScanner& anchor_scanner() {
   static const LiteralScanner scanner(parse::anchor_literals());
@@ -69,9 +70,10 @@ void inherit_times(const Region& region, std::vector<OomEvent>& events) {
 }  // namespace
 
 struct LogAnalyzer::State {
-  parse::Parsed parsed;
+  parse::Parsed parsed;  // the OOM events; findings go to `findings`
+  FindingGroups findings;
   bool capped = false;
-  LogStream stream{anchor_scanner(), [this](Region&& region) { on_region(region); }, stream_limits()};
+  LogStream stream{anchor_scanner(), [this](Region&& region) { return on_region(region); }, stream_limits()};
 
   static StreamLimits stream_limits() {
     StreamLimits limits;
@@ -79,9 +81,12 @@ struct LogAnalyzer::State {
     return limits;
   }
 
-  void on_region(const Region& region) {
+  // True (and nothing kept) when a traceback ran into the region's first
+  // line and the stream can read further back.
+  bool on_region(const Region& region) {
     parse::Parsed local;
     parse::parse_region(region, local);
+    if (local.wants_longer_lookback && region.can_look_further_back) return true;
     inherit_times(region, local.ooms);
     for (auto& e : local.ooms) {
       if (parsed.ooms.size() >= kMaxEvents) {
@@ -91,12 +96,12 @@ struct LogAnalyzer::State {
       parsed.ooms.push_back(std::move(e));
     }
     for (auto& f : local.findings) {
-      if (parsed.findings.size() >= kMaxFindings) {
+      if (!findings.add(std::move(f), parsed.ooms.size(), kMaxFindings)) {
         capped = true;
         break;
       }
-      parsed.findings.push_back(std::move(f));
     }
+    return false;
   }
 };
 
@@ -116,7 +121,7 @@ ParsedLog LogAnalyzer::finish_parsed() {
   p.bytes = state_->stream.bytes_seen();
   p.lines = state_->stream.lines_seen();
   p.events = std::move(state_->parsed.ooms);
-  p.findings = std::move(state_->parsed.findings);
+  p.findings = state_->findings.take();
   p.capped = state_->capped;
   return p;
 }

@@ -103,6 +103,12 @@ struct LogFinding {
   std::string text;     // the line (cleaned), capped
   std::string detail;   // parser's note: what it is, the setting's value, the signal...
   std::optional<std::uint64_t> bytes;  // a size the line states, when there is one
+  // Repeats of the same finding (same kind and cause, between the same two
+  // OOMs) are one finding: how many, where the last one is, and the lines of
+  // the first few after this one (analyzer/finding_groups.hpp).
+  std::uint64_t count = 1;
+  std::uint64_t last_line = 0;  // 0: this is the only one
+  std::vector<std::uint64_t> more_lines;
 };
 
 const char* to_string(Device d);

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <fmt/format.h>
 
+#include "analyzer/finding_groups.hpp"
 #include "analyzer/text.hpp"
 #include "analyzer/size.hpp"
 #include "analyzer/traceback.hpp"
@@ -72,6 +73,22 @@ bool related_families(OomFamily a, OomFamily b) {
          (a == OomFamily::generic && bfc(b));
 }
 
+// Ranks that print without a prefix still fail together: a burst of messages
+// with different figures, each under a traceback through the same call in
+// the user's code, close together, is the job's one failure (as is a loop
+// that retries the same call). Different calls, or output in between beyond
+// a burst's reach, are separate failures.
+constexpr std::uint64_t kBurstLines = 600;
+bool same_failing_call(const OomEvent& a, const OomEvent& b) {
+  auto fa = user_frame(a.traceback), fb = user_frame(b.traceback);
+  return fa && fb && fa->file == fb->file && fa->line == fb->line;
+}
+
+// Without prefixes, the device the message names tells processes apart: a
+// burst of messages from GPU 1, GPU 2 and GPU 7 is ranks failing together,
+// even when their tracebacks interleave past reading.
+bool other_device(const OomEvent& a, const OomEvent& b) { return a.gpu && b.gpu && *a.gpu != *b.gpu; }
+
 // A memory_summary() table is the evidence of an OOM of the same process:
 // handlers print it right before re-raising, or right after the message.
 constexpr std::uint64_t kSummaryReachLines = 60;
@@ -113,6 +130,9 @@ bool belongs(const std::vector<Tagged>& all, const Cluster& c, const Tagged& t, 
   // warning then the op's error, XLA's allocator then the runtime error,
   // NCCL's WARN lines then PyTorch's DistBackendError.
   if (summary_beside(e, last)) return true;
+  if (!e.rank && !last.rank && (same_failing_call(e, last) || other_device(e, last)) &&
+      e.line - last.end_line <= kBurstLines)
+    return true;
   return e.rank == last.rank && related_families(e.family, last.family) && e.line - last.end_line <= 400;
 }
 
@@ -593,6 +613,26 @@ void discount_uvm_figures(Incident& inc) {
   inc.verdict = std::move(v);
 }
 
+// The allocator-pressure warnings that came before the failure, as evidence:
+// the job ran at the edge (cache flushes, retries, BFC garbage collection)
+// before it fell over.
+void note_pressure_before(Incident& inc) {
+  std::uint64_t count = 0, first = 0, last = 0;
+  const LogFinding* example = nullptr;
+  for (const auto& f : inc.warnings_before) {
+    if (f.detail.starts_with("uvm:")) continue;  // said by discount_uvm_figures
+    count += f.count;
+    if (!example || f.line < first) first = f.line, example = &f;
+    last = std::max(last, f.count > 1 ? f.last_line : f.line);
+  }
+  if (!example) return;
+  inc.notes.push_back(count == 1 ? fmt::format("An allocator-pressure warning came before it (line {}): {}.", first,
+                                               example->detail)
+                                 : fmt::format("{} allocator-pressure warnings came before it (lines {} to {}), such "
+                                               "as: {}. The job ran at the edge of memory before it failed.",
+                                               count, first, last, example->detail));
+}
+
 }  // namespace
 
 const LogFinding* allocator_conf_setting(const Incident& inc) {
@@ -733,6 +773,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
         if (in_file == shapes[k].first_line.end()) continue;
         if (f.line <= in_file->second && in_file->second - f.line <= limits.warning_lookback_lines) {
           incidents[k].warnings_before.push_back(f);
+          kept = true;  // evidence of the incident it preceded, not a finding of its own
           break;
         }
       }
@@ -742,7 +783,10 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
 
   Finisher finisher(all, inputs);
   for (std::size_t k = 0; k < incidents.size(); ++k) finisher.finish(incidents[k], groups[k]);
-  for (auto& inc : incidents) discount_uvm_figures(inc);
+  for (auto& inc : incidents) {
+    discount_uvm_figures(inc);
+    note_pressure_before(inc);
+  }
 
   for (auto& inc : incidents) {
     const LogFinding* conf = allocator_conf_setting(inc);
@@ -768,7 +812,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
                                       inc.echoes.size(), inc.echoes.size() == 1 ? "" : "s", at, lines));
     }
   }
-  findings = std::move(rest);
+  findings = merge_across_failures(std::move(rest));
   return incidents;
 }
 

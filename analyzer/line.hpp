@@ -45,6 +45,8 @@ struct Region {
   // The region's last line is the input's last: nothing follows it at all
   // (rather than: the region stopped reading).
   bool reaches_end = true;  // the stream sets it; a region built by hand is a whole text
+  // The stream can build this region again with more lines above it.
+  bool can_look_further_back = false;
 };
 
 }  // namespace oomlens::analyzer

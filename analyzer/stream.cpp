@@ -136,8 +136,8 @@ const AnchorPolicy& LogStream::policy_of(std::uint32_t literal) const {
   return literal < limits_.anchors.size() ? limits_.anchors[literal] : kDefault;
 }
 
-bool LogStream::passes_gate(std::uint64_t offset, const AnchorPolicy& policy) const {
-  if (!policy.gate) return true;
+std::optional<Reach> LogStream::reach_of(std::uint64_t offset, const AnchorPolicy& policy) const {
+  if (!policy.gate && !policy.refine) return policy.reach;
   constexpr std::uint64_t kReach = 512;
   const std::uint64_t lo = std::max<std::uint64_t>(base_, offset > kReach ? offset - kReach : 0);
   const std::uint64_t hi = std::min<std::uint64_t>(end_offset(), offset + kReach);
@@ -147,13 +147,15 @@ bool LogStream::passes_gate(std::uint64_t offset, const AnchorPolicy& policy) co
     if (const void* p = std::memchr(at(offset), stop, end - offset)) end = offset_of(p);
   }
   std::string_view piece(at(begin), end - begin);
-  if (piece.find('\x1b') != std::string_view::npos) return true;  // escapes may hide words: let the parser judge
-  return policy.gate(piece, offset - begin);
+  // Escapes may hide words: let the parser judge, from as far as it may need.
+  if (piece.find('\x1b') != std::string_view::npos) return policy.reach;
+  if (policy.gate && !policy.gate(piece, offset - begin)) return std::nullopt;
+  return policy.refine ? policy.refine(piece, offset - begin) : policy.reach;
 }
 
 void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_t line) {
-  const AnchorPolicy& policy = policy_of(literal);
-  if (!passes_gate(offset, policy)) return;
+  const std::optional<Reach> reach = reach_of(offset, policy_of(literal));
+  if (!reach) return;
   // A hit past what the open region's parsers read starts a region of its
   // own: the lines between are nobody's and are never cleaned.
   if (open_ && line > open_->until_line) {
@@ -166,6 +168,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
   // handled there, and a traceback above this anchor is read again here.
   std::uint64_t floor = base_;
   std::uint64_t le = line_end(offset);
+  const bool deep_anchor = reach->deep_lookback;
   if (open_) {
     if (le - open_->start <= limits_.max_region_bytes) {
       if (open_->anchors.empty() || open_->anchors.back() != offset) {
@@ -176,7 +179,8 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
         open_->last_anchor_end = le;
         open_->last_anchor_line = line;
       }
-      open_->until_line = std::max(open_->until_line, line + policy.lookahead_lines);
+      open_->until_line = std::max(open_->until_line, line + reach->lookahead_lines);
+      open_->deep = open_->deep || deep_anchor;
       return;
     }
     // The open region is full: it ends where the new anchor's line begins.
@@ -184,10 +188,28 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
     const char* nl = offset > lo ? find_last(at(lo), offset - lo, '\n') : nullptr;
     emit_region(nl ? offset_of(nl) + 1 : lo);
   }
-  // Walk back over the lines before the anchor: that is where the traceback is.
-  bool deep = policy.deep_lookback;
-  std::size_t back_bytes = deep ? limits_.lookback_bytes : limits_.shallow_lookback_bytes;
-  std::size_t back_lines = deep ? limits_.lookback_lines : limits_.shallow_lookback_lines;
+  // Walk back over the lines before the anchor: that is where a traceback
+  // is. Deep anchors look a short way first; a parser that needs more asks
+  // for the region again (emit_region).
+  const bool deep = reach->deep_lookback;
+  auto [start, start_line] = lookback_start(offset, line, deep ? limits_.first_lookback_lines : limits_.shallow_lookback_lines,
+                                            deep ? limits_.first_lookback_bytes : limits_.shallow_lookback_bytes);
+  open_ = std::make_unique<OpenRegion>();
+  open_->start = start;
+  open_->start_line = start_line;
+  open_->deep = deep;
+  open_->first_anchor = offset;
+  open_->first_anchor_line = line;
+  open_->anchors.push_back(offset);
+  open_->literals.push_back(literal);
+  open_->last_anchor_end = le;
+  open_->last_anchor_line = line;
+  open_->until_line = line + reach->lookahead_lines;
+}
+
+std::pair<std::uint64_t, std::uint64_t> LogStream::lookback_start(std::uint64_t offset, std::uint64_t line,
+                                                                  std::size_t back_lines, std::size_t back_bytes) const {
+  const std::uint64_t floor = base_;
   std::uint64_t start = offset;
   std::uint64_t min_start = offset > floor + back_bytes ? offset - back_bytes : floor;
   std::size_t lines = 0;
@@ -205,14 +227,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
     start = nl_off;  // continue before this newline
   }
   if (start < offset && *at(start) == '\n') ++start;
-  open_ = std::make_unique<OpenRegion>();
-  open_->start = start;
-  open_->start_line = line - count_newlines(std::string_view(at(start), offset - start));
-  open_->anchors.push_back(offset);
-  open_->literals.push_back(literal);
-  open_->last_anchor_end = le;
-  open_->last_anchor_line = line;
-  open_->until_line = line + policy.lookahead_lines;
+  return {start, line - count_newlines(std::string_view(at(start), offset - start))};
 }
 
 std::optional<std::uint64_t> LogStream::lookahead_end(std::uint64_t limit) const {
@@ -239,12 +254,11 @@ void LogStream::close_region_if_done(bool at_end) {
   else if (at_end) emit_region(end_offset());
 }
 
-void LogStream::emit_region(std::uint64_t end) {
-  OpenRegion region_bytes = std::move(*open_);
-  open_.reset();
-  end = std::max(end, region_bytes.start);
+Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,
+                               std::uint64_t end) const {
+  end = std::max(end, start);
   Region region;
-  std::uint64_t number = region_bytes.start_line;
+  std::uint64_t number = start_line;
   std::size_t next_anchor = 0;
   const auto& anchors = region_bytes.anchors;
 
@@ -281,7 +295,7 @@ void LogStream::emit_region(std::uint64_t end) {
     }
   };
 
-  std::uint64_t pos = region_bytes.start;
+  std::uint64_t pos = start;
   while (pos < end) {
     const void* nl = std::memchr(at(pos), '\n', end - pos);
     std::uint64_t le = nl ? offset_of(nl) : end;
@@ -306,17 +320,35 @@ void LogStream::emit_region(std::uint64_t end) {
     ++number;
     pos = le + 1;
   }
-  if (region.anchors.empty()) return;
   region.reaches_end = finishing_ && end >= end_offset();
   join_hard_wraps(region);
-  sink_(std::move(region));
+  return region;
+}
+
+void LogStream::emit_region(std::uint64_t end) {
+  OpenRegion region_bytes = std::move(*open_);
+  open_.reset();
+  Region region = build_region(region_bytes, region_bytes.start, region_bytes.start_line, end);
+  if (region.anchors.empty()) return;
+  std::pair<std::uint64_t, std::uint64_t> deeper{region_bytes.start, region_bytes.start_line};
+  if (region_bytes.deep)
+    deeper = lookback_start(region_bytes.first_anchor, region_bytes.first_anchor_line, limits_.lookback_lines,
+                            limits_.lookback_bytes);
+  region.can_look_further_back = deeper.first < region_bytes.start;
+  if (!sink_(std::move(region)) || deeper.first >= region_bytes.start) return;
+  sink_(build_region(region_bytes, deeper.first, deeper.second, end));
 }
 
 void LogStream::trim() {
   // Keep what a future region may look back at, and the open region.
   std::uint64_t keep = scanned_ - std::min<std::uint64_t>(scanned_ - base_, limits_.lookback_bytes + limits_.max_line_bytes);
   keep = std::min<std::uint64_t>(keep, scanned_ - std::min<std::uint64_t>(carry_, scanned_ - base_));
-  if (open_) keep = std::min(keep, open_->start);
+  if (open_) {
+    keep = std::min(keep, open_->start);
+    // What a longer look back from the region's first anchor would read.
+    const std::uint64_t back = open_->first_anchor > limits_.lookback_bytes ? open_->first_anchor - limits_.lookback_bytes : 0;
+    keep = std::min(keep, std::max(back, base_));
+  }
   if (borrowed_) {
     // Release in large steps: each call costs a system call in the caller.
     constexpr std::uint64_t kReleaseStep = 16 << 20;

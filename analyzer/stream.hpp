@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/line.hpp"
@@ -24,22 +25,37 @@ namespace oomlens::analyzer {
 // raw bytes, and the budgets keep the lines cleaned around a kept hit to what
 // its parser reads. Together they make the cost follow the failures in a
 // log, not its chatter.
+// How far around a kept hit its parsers read.
+struct Reach {
+  bool deep_lookback = true;  // the lines above may be a Python traceback to walk
+  // Lines after the anchor's line that its parser may read (wrapped and
+  // multi-line messages, summaries, dumps, what follows a message).
+  std::uint32_t lookahead_lines = 200;
+};
+
 struct AnchorPolicy {
   // Cheap test on the raw text around the hit: `piece` is the '\r'/'\n'-free
   // run of bytes holding it (at most a few hundred bytes each side), `at`
   // where the literal starts in it. False drops the hit before any line is
   // cleaned. Null: every hit is kept. Pieces with ANSI escapes skip the gate.
   bool (*gate)(std::string_view piece, std::size_t at) = nullptr;
-  // The lines above may be a Python traceback the parser walks.
-  bool deep_lookback = true;
-  // Lines after the anchor's line that its parser may read (wrapped and
-  // multi-line messages, summaries, dumps).
-  std::uint32_t lookahead_lines = 200;
+  Reach reach;
+  // When set, decides the reach of a kept hit from its piece instead (one
+  // literal covers messages that need a line and messages followed by a
+  // 4000-line dump).
+  Reach (*refine)(std::string_view piece, std::size_t at) = nullptr;
 };
 
 struct StreamLimits {
   std::size_t lookback_lines = 1500;         // a deep traceback of 8 interleaved ranks
   std::size_t lookback_bytes = 256 * 1024;
+  // Deep anchors first look back only this far: most messages that match an
+  // anchor have no long traceback above them, and cleaning 1500 lines for
+  // each cost most of the time on logs full of look-alikes. A region whose
+  // consumer finds a traceback running into its first line is built again
+  // with the full lookback above.
+  std::size_t first_lookback_lines = 64;
+  std::size_t first_lookback_bytes = 16 * 1024;
   // Anchors that never need a traceback (signals, settings, warnings) look
   // back only this far: most anchors in a long log are of that kind.
   std::size_t shallow_lookback_lines = 4;
@@ -55,7 +71,10 @@ struct StreamLimits {
 
 class LogStream {
  public:
-  using RegionSink = std::function<void(Region&&)>;
+  // Gets each region; returns true to have it again with the full lookback
+  // (only ever asked when region.can_look_further_back), after discarding
+  // what it read from this one.
+  using RegionSink = std::function<bool(Region&&)>;
   // Called with (offset, length) of input bytes the stream will not read again.
   using ReleaseFn = std::function<void(std::uint64_t, std::uint64_t)>;
 
@@ -83,13 +102,18 @@ class LogStream {
   void scan_available(bool at_end);
   // `line` is the hit's 1-based line number.
   void on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_t line);
-  bool passes_gate(std::uint64_t offset, const AnchorPolicy& policy) const;
+  // The reach of a hit, or nothing when its gate drops it.
+  std::optional<Reach> reach_of(std::uint64_t offset, const AnchorPolicy& policy) const;
   const AnchorPolicy& policy_of(std::uint32_t literal) const;
   void close_region_if_done(bool at_end);
   // Where the open region's lookahead ends (after its until_line, or its
   // byte cap), looking no further than `limit`; nothing if not yet known.
   std::optional<std::uint64_t> lookahead_end(std::uint64_t limit) const;
   void emit_region(std::uint64_t end);
+  // Where a look back of at most `back_lines` lines and `back_bytes` bytes
+  // from the anchor at `offset` (on line `line`) starts, and that line's number.
+  std::pair<std::uint64_t, std::uint64_t> lookback_start(std::uint64_t offset, std::uint64_t line,
+                                                         std::size_t back_lines, std::size_t back_bytes) const;
   void trim();
   std::uint64_t line_end(std::uint64_t offset) const;
 
@@ -119,10 +143,15 @@ class LogStream {
     std::uint64_t last_anchor_end = 0;  // end of the last anchor's line...
     std::uint64_t last_anchor_line = 0;  // ...and its number
     std::uint64_t until_line = 0;       // the last line any anchor's parser may read
+    bool deep = false;                  // an anchor that may sit under a traceback
+    std::uint64_t first_anchor = 0;     // where a longer look back starts from...
+    std::uint64_t first_anchor_line = 0;
     std::vector<std::uint64_t> anchors;
     std::vector<std::uint32_t> literals;  // the scanner literal of each anchor
   };
   std::unique_ptr<OpenRegion> open_;
+  Region build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,
+                      std::uint64_t end) const;
   bool last_byte_newline_ = true;
   bool finishing_ = false;  // finish() was called: regions emitted now may reach the end
 };

@@ -37,24 +37,29 @@ bool is_frame_filler(std::string_view t) {
 
 }  // namespace
 
-std::vector<Frame> traceback_before(const Region& region, std::size_t at) {
+std::vector<Frame> traceback_before(const Region& region, std::size_t at, bool* reached_start) {
   std::vector<Frame> reversed;
   const auto& rank = region.lines[at].rank;
   constexpr std::size_t kMaxWalk = 4000;
-  for (std::size_t k = at, walked = 0; k-- > 0 && walked < kMaxWalk; ++walked) {
+  if (reached_start) *reached_start = false;
+  std::size_t k = at, walked = 0;
+  for (; k-- > 0 && walked < kMaxWalk; ++walked) {
     const Line& line = region.lines[k];
     if (line.rank != rank) continue;  // other ranks interleave their own output
     if (auto f = parse_frame(line.text)) {
       reversed.push_back(std::move(*f));
     } else if (is_traceback_header(line.text)) {
-      break;
+      return {reversed.rbegin(), reversed.rend()};
     } else if (line.number == region.lines[at].number) {
       continue;  // an earlier '\r' segment of the error's own raw line (a progress bar)
     } else if (!is_frame_filler(line.text)) {
       if (reversed.empty()) return {};
-      break;
+      return {reversed.rbegin(), reversed.rend()};
     }
   }
+  // Ran out of lines while the traceback (or the other ranks' lines between
+  // it and the error) went on: the region began too late.
+  if (reached_start && k == static_cast<std::size_t>(-1)) *reached_start = true;
   return {reversed.rbegin(), reversed.rend()};
 }
 

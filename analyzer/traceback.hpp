@@ -14,8 +14,11 @@ namespace oomlens::analyzer {
 
 // The frames of the traceback that ends just above region.lines[at], printed
 // by the same rank; outermost first, as Python prints them. Empty when the
-// error line is not preceded by a traceback.
-std::vector<Frame> traceback_before(const Region& region, std::size_t at);
+// error line is not preceded by a traceback. `reached_start`, when given, is
+// set when the walk reached the region's first line still inside the
+// traceback (or still passing other ranks' lines): more lines above would
+// tell more.
+std::vector<Frame> traceback_before(const Region& region, std::size_t at, bool* reached_start = nullptr);
 
 // True for files of the Python runtime and of installed packages and
 // frameworks (site-packages, the standard library, torch/jax/tensorflow

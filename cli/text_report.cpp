@@ -169,26 +169,16 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
   Paint paint{style.color};
   std::size_t incidents = 0, findings = 0;
   for (const auto& file : files) {
-    // Incidents and findings in log order, as a reader of the log meets them
-    // (a job's files one after the other).
-    std::size_t i = 0, k = 0;
+    // The incidents first, then the other findings, each cause once (its
+    // repeats counted): a log with thousands of warnings does not bury its
+    // failures.
     const auto& rep = file.report;
-    auto before = [&](const analyzer::Incident& inc, const analyzer::LogFinding& f) {
-      if (inc.primary.file != f.file) return inc.primary.file < f.file;
-      return inc.primary.line <= f.line;
-    };
-    while (i < rep.incidents.size() || k < rep.findings.size()) {
-      bool take_incident = k >= rep.findings.size() ||
-                           (i < rep.incidents.size() && before(rep.incidents[i].incident, rep.findings[k].finding));
-      if (take_incident) {
-        render_incident(out, file, rep.incidents[i++], style, paint);
-      } else {
-        const auto& f = rep.findings[k++];
-        out << paint("1", location_of(file.path_of(f.finding.file), f.finding.line)) << ": "
-            << paint(severity_color(f.diagnosis.severity),
-                     fmt::format("{}[{}]", rules::to_string(f.diagnosis.severity), f.diagnosis.code))
-            << " " << f.diagnosis.message << "\n\n";
-      }
+    for (const auto& item : rep.incidents) render_incident(out, file, item, style, paint);
+    for (const auto& f : rep.findings) {
+      out << paint("1", location_of(file.path_of(f.finding.file), f.finding.line)) << ": "
+          << paint(severity_color(f.diagnosis.severity),
+                   fmt::format("{}[{}]", rules::to_string(f.diagnosis.severity), f.diagnosis.code))
+          << " " << f.diagnosis.message << "\n\n";
     }
     incidents += rep.incidents.size();
     findings += rep.findings.size();

@@ -55,20 +55,47 @@ json incident_diagnostic(const DocumentAnalysis& a, std::size_t index) {
                                                                   : std::string("the same failure, reported again");
     rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, echo.line, echo.end_line), a.encoding), what));
   }
-  for (const auto& f : inc.collateral) {
-    if (rel.size() >= 48) break;
-    rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, f.line, f.line), a.encoding),
-                          f.rank ? fmt::format("rank {} failed as a consequence", *f.rank)
-                                 : std::string("a consequence of this failure")));
-  }
+  auto each_line = [](const analyzer::LogFinding& f, auto&& visit) {
+    visit(f.line);
+    for (auto l : f.more_lines) visit(l);
+    if (f.count > 1 + f.more_lines.size()) visit(f.last_line);
+  };
+  for (const auto& f : inc.collateral)
+    each_line(f, [&](std::uint64_t line) {
+      if (rel.size() >= 48) return;
+      rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, line, line), a.encoding),
+                            f.rank ? fmt::format("rank {} failed as a consequence", *f.rank)
+                                   : std::string("a consequence of this failure")));
+    });
+  for (const auto& f : inc.warnings_before)
+    each_line(f, [&](std::uint64_t line) {
+      if (rel.size() >= 56) return;
+      rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, line, line), a.encoding),
+                            "a memory-pressure warning before the failure"));
+    });
   if (!rel.empty()) d["relatedInformation"] = rel;
   return d;
 }
 
 json finding_diagnostic(const DocumentAnalysis& a, std::size_t index) {
   const auto& item = a.report.findings[index];
-  return diagnostic_json(a, item.diagnosis, line_bytes(a.doc->lines(), item.finding.line, item.finding.line),
-                    fmt::format("finding:{}", index));
+  const auto& f = item.finding;
+  const LineIndex& lines = a.doc->lines();
+  json d = diagnostic_json(a, item.diagnosis, line_bytes(lines, f.line, f.line), fmt::format("finding:{}", index));
+  // One diagnostic for all the repeats of one cause, pointing at the first
+  // few and the last.
+  if (f.count > 1) {
+    json rel = json::array();
+    auto add = [&](std::uint64_t line, std::string message) {
+      rel.push_back(related(a.doc->uri, lines.range_of(line_bytes(lines, line, line), a.encoding), message));
+    };
+    for (auto l : f.more_lines) add(l, "the same again");
+    if (f.last_line && f.last_line != f.line &&
+        (f.more_lines.empty() || f.more_lines.back() != f.last_line))
+      add(f.last_line, fmt::format("the last of {}", f.count));
+    d["relatedInformation"] = rel;
+  }
+  return d;
 }
 
 bool contains_line(const analyzer::Incident& inc, std::uint64_t line) {

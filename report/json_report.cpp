@@ -64,6 +64,14 @@ json finding_brief(const FileReport& file, const analyzer::LogFinding& f) {
             {"kind", analyzer::to_string(f.kind)},
             {"text", f.text}};
   if (!f.detail.empty()) j["detail"] = f.detail;
+  j["count"] = f.count;
+  if (f.count > 1) {
+    // Repeats of one cause are one finding: where the first few and the last are.
+    j["last_line"] = f.last_line;
+    json lines = json::array({f.line});
+    for (auto l : f.more_lines) lines.push_back(l);
+    j["lines"] = lines;
+  }
   return j;
 }
 
@@ -144,8 +152,14 @@ json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item)
   for (const auto& f : inc.collateral) collateral.push_back(finding_brief(file, f));
   j["collateral"] = collateral;
   json warnings = json::array();
-  for (const auto& f : inc.warnings_before) warnings.push_back(f.line);
+  std::uint64_t warning_count = 0;
+  for (const auto& f : inc.warnings_before) {
+    warnings.push_back(f.line);
+    for (auto l : f.more_lines) warnings.push_back(l);
+    warning_count += f.count;
+  }
   j["warnings_before"] = warnings;
+  j["warnings_before_count"] = warning_count;
   json settings = json::array();
   for (const auto& s : inc.settings)
     settings.push_back({{"file", file.path_of(s.file)}, {"line", s.line}, {"value", s.detail}});

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "rules/diagnosis.hpp"
 #include "rules/rule.hpp"
 
@@ -51,6 +53,8 @@ LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options) 
       if (rule.kind != f.kind) continue;
       Diagnosis d{std::string(rule.info.code), std::string(rule.info.name), rule.severity, {}, {}, {}, {}};
       d.message = std::string(rule.headline) + ": " + (f.detail.empty() ? f.text : f.detail);
+      // Repeats of one cause are one finding.
+      if (f.count > 1) d.message += fmt::format(" ({} times, lines {} to {})", f.count, f.line, f.last_line);
       d.explanation = std::string(rule.explanation);
       report.findings.push_back({std::move(f), std::move(d)});
       break;

@@ -140,72 +140,106 @@ bool gate_shared_memory(std::string_view piece, std::size_t) {
 }
 
 constexpr bool kDeep = true, kShallow = false;
-// Lines ahead: whole messages (wrapped, multi-line, BFC and XLA reports) for
-// OOMs; a line and its C10 suffix for one-line findings.
+// Lines ahead: what follows a library's or runtime's message (its C10
+// suffix, the traceback printed after it, whether the run went on: 120
+// lines) for OOMs; a line and its C10 suffix for one-line findings.
 constexpr std::uint32_t kMessage = 200, kSummary = 400, kTable = 40, kLine = 8, kPair = 2;
+// PyTorch's allocator message wraps to at most 12 lines even with ranks
+// interleaved; TensorFlow's BFC dump lists every chunk (its parser reads up
+// to 4096 lines), XLA's BufferAssignment report up to 600.
+constexpr std::uint32_t kAllocatorMessage = 24, kBfcDump = 4096, kXlaReport = 600;
+
+// The reach of an out-of-memory statement depends on whose it is: the
+// kernel's OOM killer and TensorFlow's "not a failure" note are one line
+// with nothing above or after to read; a BFC or XLA report goes on for
+// hundreds of lines; PyTorch's allocator message for a dozen.
+Reach refine_out_of_memory(std::string_view piece, std::size_t) {
+  static constexpr std::array<std::string_view, 4> kOneLine = {"killed process", "kill process", "memory cgroup",
+                                                              "not a failure"};
+  if (contains_any_ci(piece, kOneLine)) return {kShallow, kPair};
+  if (contains_ci(piece, "ran out of memory trying")) return {kDeep, kBfcDump};
+  if (contains_ci(piece, "while trying to allocate") || contains_ci(piece, "exhausted")) return {kDeep, kXlaReport};
+  if (contains_ci(piece, "tried to allocate")) return {kDeep, kAllocatorMessage};
+  return {kDeep, kMessage};
+}
+
+// RESOURCE_EXHAUSTED is XLA's (a report follows) unless it is TensorFlow's
+// "OOM when allocating tensor" (a few trailer lines).
+Reach refine_exhausted(std::string_view piece, std::size_t) {
+  if (contains_ci(piece, "oom when")) return {kDeep, kLine};
+  return {kDeep, kXlaReport};
+}
+
+// Whether a literal may belong to an out-of-memory statement (every OOM
+// parser's trigger holds one). The others are only ever findings' (look-
+// alikes, collateral failures, warnings, settings): a line with none of the
+// former skips the OOM parsers, which on logs full of look-alikes would
+// otherwise run a dozen parsers' patterns over every one of them.
+constexpr bool kStatesOom = true;
 
 struct Entry {
   std::string_view literal;
   AnchorPolicy policy;
+  bool states_oom = false;
 };
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       // GPU out-of-memory statements, in any runtime's words.
-      {"out of memory", {nullptr, kDeep, kMessage}},
-      {"outofmemory", {nullptr, kDeep, kMessage}},     // OutOfMemoryError, hipErrorOutOfMemory
-      {"out_of_memory", {nullptr, kDeep, kMessage}},   // CUDA_ERROR_OUT_OF_MEMORY
-      {"memoryallocation", {nullptr, kDeep, kMessage}},  // cudaErrorMemoryAllocation
-      {"xhausted", {nullptr, kDeep, kMessage}},        // RESOURCE_EXHAUSTED, ResourceExhaustedError
-      {"status_alloc_failed", {nullptr, kDeep, kMessage}},  // CUBLAS_/CUDNN_STATUS_ALLOC_FAILED
-      {"alloc_failed", {nullptr, kDeep, kMessage}},    // CUFFT_ALLOC_FAILED, CUSPARSE_/CUSOLVER_STATUS_ALLOC_FAILED
-      {"oom when", {nullptr, kDeep, kMessage}},        // TensorFlow "OOM when allocating tensor"
-      {"enough memory", {nullptr, kDeep, kMessage}},   // "Not enough memory for workspace!", host forms
-      {"failed to alloc", {nullptr, kDeep, kMessage}},  // stream_executor, XLA "Failed to allocate request"
-      {"cuda calloc", {gate_calloc, kDeep, kMessage}},      // NCCL "Failed to CUDA calloc N bytes"
-      {"pt_devmem", {nullptr, kDeep, kMessage}},       // Gaudi "MODULE:PT_DEVMEM Allocation failed"
-      {"_use_uvm", {nullptr, kDeep, kMessage}},        // "[_use_uvm] FAILED to allocate"
-      {"unhandled cuda error", {nullptr, kDeep, kMessage}},  // NCCL
+      {"out of memory", {nullptr, {kDeep, kMessage}, refine_out_of_memory}, kStatesOom},
+      {"outofmemory", {nullptr, {kDeep, kMessage}, refine_out_of_memory}, kStatesOom},     // OutOfMemoryError, hipErrorOutOfMemory
+      {"out_of_memory", {nullptr, {kDeep, kMessage}}, kStatesOom},   // CUDA_ERROR_OUT_OF_MEMORY
+      {"memoryallocation", {nullptr, {kDeep, kMessage}}, kStatesOom},  // cudaErrorMemoryAllocation
+      {"xhausted", {nullptr, {kDeep, kMessage}, refine_exhausted}, kStatesOom},  // RESOURCE_EXHAUSTED, ResourceExhaustedError
+      {"status_alloc_failed", {nullptr, {kDeep, kMessage}}, kStatesOom},  // CUBLAS_/CUDNN_STATUS_ALLOC_FAILED
+      {"alloc_failed", {nullptr, {kDeep, kMessage}}, kStatesOom},    // CUFFT_ALLOC_FAILED, CUSPARSE_/CUSOLVER_STATUS_ALLOC_FAILED
+      {"oom when", {nullptr, {kDeep, kLine}}, kStatesOom},        // TensorFlow "OOM when allocating tensor"
+      {"enough memory", {nullptr, {kDeep, kMessage}}, kStatesOom},   // "Not enough memory for workspace!", host forms
+      {"failed to alloc", {nullptr, {kDeep, kMessage}}, kStatesOom},  // stream_executor, XLA "Failed to allocate request"
+      {"cuda calloc", {gate_calloc, {kDeep, kMessage}}, kStatesOom},      // NCCL "Failed to CUDA calloc N bytes"
+      {"pt_devmem", {nullptr, {kDeep, kMessage}}, kStatesOom},       // Gaudi "MODULE:PT_DEVMEM Allocation failed"
+      {"_use_uvm", {nullptr, {kDeep, kMessage}}, kStatesOom},        // "[_use_uvm] FAILED to allocate"
+      {"unhandled cuda error", {nullptr, {kDeep, kMessage}}, kStatesOom},  // NCCL
       // Pieces of the allocator message a selection or a hard wrap leaves whole.
-      {"tried to allocate", {nullptr, kDeep, kMessage}},
-      {"total capacity", {gate_size_near, kDeep, kMessage}},
-      {"capacty", {gate_size_near, kDeep, kMessage}},  // PyTorch 2.1's typo
-      {"already allocated", {gate_size_near, kDeep, kMessage}},
-      {"reserved in total", {gate_size_near, kDeep, kMessage}},
-      {"by pytorch", {gate_size_near, kDeep, kMessage}},  // "allocated by PyTorch", "reserved by PyTorch"
+      {"tried to allocate", {nullptr, {kDeep, kAllocatorMessage}}, kStatesOom},
+      {"total capacity", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},
+      {"capacty", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},  // PyTorch 2.1's typo
+      {"already allocated", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},
+      {"reserved in total", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},
+      {"by pytorch", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},  // "allocated by PyTorch", "reserved by PyTorch"
       // Reports that carry an OOM's numbers without its usual header.
-      {"in-use chunks", {nullptr, kDeep, kTable}},     // TF BFC "Sum Total of in-use chunks"
-      {"was not possible", {gate_not_possible, kDeep, kTable}},  // TPU reserve failure
-      {"cuda ooms:", {gate_oom_count, kShallow, kTable}},   // memory_summary() "CUDA OOMs: N"
-      {"internal assert", {gate_allocator_assert, kDeep, kMessage}},
+      {"in-use chunks", {nullptr, {kDeep, kTable}}, kStatesOom},     // TF BFC "Sum Total of in-use chunks"
+      {"was not possible", {gate_not_possible, {kDeep, kTable}}, kStatesOom},  // TPU reserve failure
+      {"cuda ooms:", {gate_oom_count, {kShallow, kTable}}, kStatesOom},   // memory_summary() "CUDA OOMs: N"
+      {"internal assert", {gate_allocator_assert, {kDeep, kMessage}}, kStatesOom},
       // Look-alikes: host memory, access errors, killed processes.
-      {"illegal memory", {nullptr, kShallow, kLine}},
-      {"device-side assert", {nullptr, kShallow, kLine}},
-      {"misaligned address", {nullptr, kShallow, kLine}},
-      {"memory access fault", {nullptr, kShallow, kLine}},
-      {"bad_alloc", {nullptr, kShallow, kLine}},
-      {"memoryerror", {nullptr, kShallow, kLine}},     // Python's MemoryError
-      {"allocate memory", {nullptr, kShallow, kLine}},  // "can't allocate memory", ENOMEM
-      {"unable to allocate", {nullptr, kShallow, kLine}},  // numpy
-      {"shared memory", {gate_shared_memory, kShallow, kLine}},
-      {"exited unexpectedly", {nullptr, kShallow, kLine}},  // DataLoader workers
-      {"killed", {gate_killed, kShallow, kLine}},
-      {"oom-kill", {nullptr, kShallow, kLine}},
-      {"oom_kill", {nullptr, kShallow, kLine}},
+      {"illegal memory", {nullptr, {kShallow, kLine}}},
+      {"device-side assert", {nullptr, {kShallow, kLine}}},
+      {"misaligned address", {nullptr, {kShallow, kLine}}},
+      {"memory access fault", {nullptr, {kShallow, kLine}}},
+      {"bad_alloc", {nullptr, {kShallow, kLine}}},
+      {"memoryerror", {nullptr, {kShallow, kLine}}},     // Python's MemoryError
+      {"allocate memory", {nullptr, {kShallow, kLine}}},  // "can't allocate memory", ENOMEM
+      {"unable to allocate", {nullptr, {kShallow, kLine}}},  // numpy
+      {"shared memory", {gate_shared_memory, {kShallow, kLine}}},
+      {"exited unexpectedly", {nullptr, {kShallow, kLine}}},  // DataLoader workers
+      {"killed", {gate_killed, {kShallow, kLine}}},
+      {"oom-kill", {nullptr, {kShallow, kLine}}},
+      {"oom_kill", {nullptr, {kShallow, kLine}}},
       // Collateral failures of other ranks, launcher summaries.
-      {"signal", {gate_signal, kShallow, kLine}},
-      {"watchdog", {gate_watchdog, kShallow, kLine}},
-      {"childfailederror", {gate_child_failed, kShallow, kSummary}},
-      {"exitcode", {gate_exitcode, kShallow, kLine}},
+      {"signal", {gate_signal, {kShallow, kLine}}},
+      {"watchdog", {gate_watchdog, {kShallow, kLine}}},
+      {"childfailederror", {gate_child_failed, {kShallow, kSummary}}},
+      {"exitcode", {gate_exitcode, {kShallow, kLine}}},
       // Pressure warnings.
-      {"cache flush", {nullptr, kShallow, kLine}},     // DeepSpeed "allocator cache flushes"
-      {"deallocate free memory", {nullptr, kShallow, kLine}},  // TF BFC garbage collection
+      {"cache flush", {nullptr, {kShallow, kLine}}},     // DeepSpeed "allocator cache flushes"
+      {"deallocate free memory", {nullptr, {kShallow, kLine}}},  // TF BFC garbage collection
       // Settings the advice depends on.
-      {"_alloc_conf", {gate_setting, kShallow, kPair}},  // PYTORCH_(CUDA_|HIP_)ALLOC_CONF
-      {"no_cuda_memory_caching", {gate_setting, kShallow, kPair}},
-      {"xla_python_client", {gate_setting, kShallow, kPair}},
-      {"tf_gpu_allocator", {gate_setting, kShallow, kPair}},
-      {"tf_force_gpu_allow_growth", {gate_setting, kShallow, kPair}},
+      {"_alloc_conf", {gate_setting, {kShallow, kPair}}},  // PYTORCH_(CUDA_|HIP_)ALLOC_CONF
+      {"no_cuda_memory_caching", {gate_setting, {kShallow, kPair}}},
+      {"xla_python_client", {gate_setting, {kShallow, kPair}}},
+      {"tf_gpu_allocator", {gate_setting, {kShallow, kPair}}},
+      {"tf_force_gpu_allow_growth", {gate_setting, {kShallow, kPair}}},
   };
   return table;
 }
@@ -219,6 +253,16 @@ const std::vector<std::string>& anchor_literals() {
     return v;
   }();
   return literals;
+}
+
+std::uint64_t oom_literal_mask() {
+  static const std::uint64_t mask = [] {
+    std::uint64_t m = 0;
+    for (std::size_t i = 0; i < entries().size() && i < 64; ++i)
+      if (entries()[i].states_oom) m |= std::uint64_t{1} << i;
+    return m;
+  }();
+  return mask;
 }
 
 const std::vector<AnchorPolicy>& anchor_policies() {

@@ -42,21 +42,32 @@ std::vector<Frame> traceback_after(const Region& region, std::size_t at, std::si
 }  // namespace
 
 void parse_region(const Region& region, Parsed& out) {
-  static constexpr std::array<Parser, 14> kParsers = {
-      parse_survived_oom,     parse_pytorch_allocator, parse_cuda_malloc_async, parse_mps,
-      parse_cuda_library,     parse_xla,               parse_tensorflow,        parse_memory_summary,
-      parse_allocator_notes,  parse_pressure_warning,  parse_lookalike,         parse_generic_oom,
-      parse_collateral,       parse_allocator_setting};
+  struct Entry {
+    Parser parse;
+    bool reads_oom;  // claims only lines that state an out-of-memory (see oom_literal_mask)
+  };
+  static constexpr std::array<Entry, 14> kParsers = {{
+      {parse_survived_oom, true},      {parse_pytorch_allocator, true}, {parse_cuda_malloc_async, true},
+      {parse_mps, true},               {parse_cuda_library, true},      {parse_xla, true},
+      {parse_tensorflow, true},        {parse_memory_summary, true},    {parse_allocator_notes, true},
+      {parse_pressure_warning, false}, {parse_lookalike, false},        {parse_generic_oom, true},
+      {parse_collateral, false},       {parse_allocator_setting, false}}};
+  const std::uint64_t oom_literals = oom_literal_mask();
   std::size_t consumed_until = 0;  // anchors at or below a claimed message's last line are its own
   bool consumed_any = false;
   for (std::size_t k = 0; k < region.anchors.size(); ++k) {
     std::size_t at = region.anchors[k];
     if (consumed_any && at <= consumed_until) continue;
-    for (Parser parser : kParsers) {
+    // Regions built by hand (tests) carry no literals: every parser runs.
+    const bool may_state_oom = k >= region.anchor_literals.size() || (region.anchor_literals[k] & oom_literals) != 0;
+    for (const Entry& parser : kParsers) {
+      if (parser.reads_oom && !may_state_oom) continue;
       std::size_t before = out.ooms.size();
-      if (auto last = parser(region, at, out)) {
+      if (auto last = parser.parse(region, at, out)) {
         for (std::size_t e = before; e < out.ooms.size(); ++e) {
-          out.ooms[e].traceback = traceback_before(region, at);
+          bool reached_start = false;
+          out.ooms[e].traceback = traceback_before(region, at, &reached_start);
+          out.wants_longer_lookback = out.wants_longer_lookback || reached_start;
           if (out.ooms[e].traceback.empty()) out.ooms[e].traceback = traceback_after(region, at, *last);
         }
         consumed_until = *last;

@@ -16,6 +16,10 @@ namespace oomlens::analyzer::parse {
 struct Parsed {
   std::vector<OomEvent> ooms;
   std::vector<LogFinding> findings;
+  // An OOM's traceback ran into the region's first line: the region should
+  // be read again with the full lookback (the stream reads a short way back
+  // first, since most anchors need none).
+  bool wants_longer_lookback = false;
 };
 
 // A parser reads region.lines[at] (and may read the lines after it, for
@@ -50,6 +54,11 @@ void parse_region(const Region& region, Parsed& out);
 // The anchor literals the scanner looks for (lower case; matched
 // case-insensitively). Every parser's trigger text contains one of them.
 const std::vector<std::string>& anchor_literals();  // anchors.cpp
+
+// A bit per anchor literal (by index, as in Region::anchor_literals) that may
+// belong to an out-of-memory statement; a line whose literals are all others
+// can only be a finding.
+std::uint64_t oom_literal_mask();  // anchors.cpp
 
 // For each anchor literal, by index: its gate and how far around a hit the
 // parsers read (see AnchorPolicy).

@@ -97,9 +97,14 @@ std::set<std::uint64_t> oom_lines_of(const Analysis& a) {
   return lines;
 }
 
+// Repeats of one cause are one finding: its first lines and its last.
 std::set<std::uint64_t> finding_lines_of(const Analysis& a) {
   std::set<std::uint64_t> lines;
-  for (const auto& f : a.findings) lines.insert(f.line);
+  for (const auto& f : a.findings) {
+    lines.insert(f.line);
+    lines.insert(f.more_lines.begin(), f.more_lines.end());
+    if (f.count > 1) lines.insert(f.last_line);
+  }
   return lines;
 }
 

@@ -24,7 +24,7 @@ const LiteralScanner& test_scanner() {
 Collected stream_all(std::string_view text, std::size_t piece, StreamLimits limits = {}) {
   const LiteralScanner& scanner = test_scanner();
   Collected c;
-  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); }, limits);
+  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); return false; }, limits);
   for (std::size_t i = 0; i < text.size(); i += piece) stream.feed(text.substr(i, piece));
   stream.finish();
   c.lines = stream.lines_seen();
@@ -129,7 +129,7 @@ TEST_CASE("many anchors close together share a region; each anchor is in one reg
 
 TEST_CASE("a region reads only as far as its anchors' parsers need") {
   StreamLimits limits;
-  limits.anchors = {AnchorPolicy{nullptr, false, 3}, AnchorPolicy{nullptr, false, 3}, AnchorPolicy{nullptr, true, 3}};
+  limits.anchors = {AnchorPolicy{nullptr, {false, 3}}, AnchorPolicy{nullptr, {false, 3}}, AnchorPolicy{nullptr, {true, 3}}};
   std::string log = filler(50) + "memory one\n" + filler(20) + "memory two\n" + filler(20);
   auto c = stream_all(log, 1 << 20, limits);
   REQUIRE(c.regions.size() == 2);
@@ -141,7 +141,7 @@ TEST_CASE("a region reads only as far as its anchors' parsers need") {
 TEST_CASE("a gate drops hits on the raw text, and escapes bypass it") {
   StreamLimits limits;
   auto only_errors = [](std::string_view piece, std::size_t) { return piece.find("Error") != std::string_view::npos; };
-  limits.anchors = {AnchorPolicy{only_errors, true, 8}};
+  limits.anchors = {AnchorPolicy{only_errors, {true, 8}}};
   std::string log = filler(5) + "memory is fine\n" + filler(5) + "MemoryError: x\rprogress memory 5%\n" +
                     "\x1b[1mmemory\x1b[0m is bold\n" + filler(5);
   auto anchors = anchor_lines(stream_all(log, 13, limits));
@@ -153,7 +153,7 @@ TEST_CASE("a gate drops hits on the raw text, and escapes bypass it") {
 
 TEST_CASE("a deep anchor reads the traceback above it even when another region just ended there") {
   StreamLimits limits;
-  limits.anchors = {AnchorPolicy{nullptr, false, 2}, AnchorPolicy{nullptr, false, 2}, AnchorPolicy{nullptr, true, 2}};
+  limits.anchors = {AnchorPolicy{nullptr, {false, 2}}, AnchorPolicy{nullptr, {false, 2}}, AnchorPolicy{nullptr, {true, 2}}};
   std::string log = filler(3) + "memory warning\n" + filler(6) + "oom when allocating\n";
   auto c = stream_all(log, 1 << 20, limits);
   REQUIRE(c.regions.size() == 2);
@@ -183,7 +183,7 @@ TEST_CASE("reading a contiguous input in place finds the same and releases what 
   Collected c;
   std::uint64_t released_until = 0;
   bool ordered = true;
-  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); });
+  LogStream stream(scanner, [&](Region&& r) { c.regions.push_back(std::move(r)); return false; });
   stream.feed_contiguous(log, [&](std::uint64_t offset, std::uint64_t length) {
     ordered = ordered && offset == released_until;
     released_until = offset + length;
