@@ -125,7 +125,16 @@ constexpr std::string_view kOrdinaryLog =
     "saving checkpoint to /data/ckpt/step_1200.pt (model state dict, optimizer state, scheduler, rng state)\n"
     "evaluating: 100%|##########| 250/250 [00:41<00:00,  6.1it/s] accuracy 0.713 perplexity 5.21\n"
     "process 4242 started with pid 4242 on host node1; world size 8, local rank 3, global rank 3\n"
-    "the call was retried after a transient error; connection to the parameter server restored\n";
+    "the call was retried after a transient error; connection to the parameter server restored\n"
+    "using cuda device 0 (nvidia a100-sxm4-80gb), cuda 12.4, cudnn 9.1; cuda memory: 79.15 gib total\n"
+    "step 1200: gpu memory allocated 61.2 gb | reserved memory 70.0 gb | peak memory 72.4 gb | free memory 8.1 gb\n"
+    "max memory allocated: 61.20 gb, max memory reserved: 70.01 gb, device memory used: 71.3 gb of 80.0 gb\n"
+    "[memory] rank 3: allocated=12.3g reserved=14.0g active=12.1g inactive=0.4g cuda peak=15.2g host rss=31.4g\n"
+    "cpu memory used 120.4 gb (40%), shared memory /dev/shm 64 gb, pinned memory pool 2.0 gb, swap 0 b\n"
+    "| 0  nvidia h100 80gb hbm3   on | 00000000:18:00.0 off |  0 | n/a 44c p0 312w / 700w | 71234mib / 81559mib | 98% default |\n"
+    "total memory usage of the model: weights 13.5 gb, gradients 13.5 gb, optimizer states 27.0 gb, activations 9.8 gb\n"
+    "enable memory efficient attention; using flash attention 2 for the cuda kernels; cuda graphs disabled\n"
+    "index out of range in self; key out of bounds; out of vocabulary tokens: 12; retry 2 of 5\n";
 
 // Estimated share of every folded nibble pair (folded high nibble, low
 // nibble) in text, from kByteRank with a Zipf-like fall-off.

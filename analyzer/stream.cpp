@@ -264,10 +264,13 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
 
   auto add_segment = [&](std::uint64_t line_start, std::uint64_t a, std::uint64_t b) {
     if (a >= b) return;
-    std::string clean = strip_ansi(std::string_view(at(a), b - a));
-    LinePrefix prefix = read_prefix(clean);
-    Line line{number, line_start, clean.substr(prefix.length), prefix.rank, prefix.time_ms,
-              display_columns(clean), static_cast<std::uint32_t>(std::min<std::size_t>(clean.size(), UINT32_MAX))};
+    // Most lines have no colour codes: read them in place, copy once.
+    std::string_view raw(at(a), b - a);
+    std::string stripped;
+    if (std::memchr(raw.data(), '\x1b', raw.size())) raw = stripped = strip_ansi(raw);
+    LinePrefix prefix = read_prefix(raw);
+    Line line{number, line_start, std::string(raw.substr(prefix.length)), prefix.rank, prefix.time_ms,
+              display_columns(raw), static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX))};
     bool anchored = false;
     std::uint64_t mask = 0;
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {

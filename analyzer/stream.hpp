@@ -58,8 +58,8 @@ struct StreamLimits {
   std::size_t first_lookback_bytes = 16 * 1024;
   // Anchors that never need a traceback (signals, settings, warnings) look
   // back only this far: most anchors in a long log are of that kind.
-  std::size_t shallow_lookback_lines = 4;
-  std::size_t shallow_lookback_bytes = 4 * 1024;
+  std::size_t shallow_lookback_lines = 1;
+  std::size_t shallow_lookback_bytes = 2 * 1024;
   // For each scanner literal, by index. A literal without one gets the
   // default policy (no gate, deep lookback, 200 lines ahead).
   std::vector<AnchorPolicy> anchors;

@@ -144,6 +144,8 @@ constexpr bool kDeep = true, kShallow = false;
 // suffix, the traceback printed after it, whether the run went on: 120
 // lines) for OOMs; a line and its C10 suffix for one-line findings.
 constexpr std::uint32_t kMessage = 200, kSummary = 400, kTable = 40, kLine = 8, kPair = 2;
+// A one-line finding, and one followed by PyTorch's C10_CUDA_CHECK suffix.
+constexpr std::uint32_t kOne = 1, kSuffix = 6;
 // PyTorch's allocator message wraps to at most 12 lines even with ranks
 // interleaved; TensorFlow's BFC dump lists every chunk (its parser reads up
 // to 4096 lines), XLA's BufferAssignment report up to 600.
@@ -213,27 +215,27 @@ const std::vector<Entry>& entries() {
       {"cuda ooms:", {gate_oom_count, {kShallow, kTable}}, kStatesOom},   // memory_summary() "CUDA OOMs: N"
       {"internal assert", {gate_allocator_assert, {kDeep, kMessage}}, kStatesOom},
       // Look-alikes: host memory, access errors, killed processes.
-      {"illegal memory", {nullptr, {kShallow, kLine}}},
-      {"device-side assert", {nullptr, {kShallow, kLine}}},
-      {"misaligned address", {nullptr, {kShallow, kLine}}},
-      {"memory access fault", {nullptr, {kShallow, kLine}}},
-      {"bad_alloc", {nullptr, {kShallow, kLine}}},
-      {"memoryerror", {nullptr, {kShallow, kLine}}},     // Python's MemoryError
-      {"allocate memory", {nullptr, {kShallow, kLine}}},  // "can't allocate memory", ENOMEM
-      {"unable to allocate", {nullptr, {kShallow, kLine}}},  // numpy
-      {"shared memory", {gate_shared_memory, {kShallow, kLine}}},
-      {"exited unexpectedly", {nullptr, {kShallow, kLine}}},  // DataLoader workers
-      {"killed", {gate_killed, {kShallow, kLine}}},
-      {"oom-kill", {nullptr, {kShallow, kLine}}},
-      {"oom_kill", {nullptr, {kShallow, kLine}}},
+      {"illegal memory", {nullptr, {kShallow, kSuffix}}},
+      {"device-side assert", {nullptr, {kShallow, kSuffix}}},
+      {"misaligned address", {nullptr, {kShallow, kSuffix}}},
+      {"memory access fault", {nullptr, {kShallow, kSuffix}}},
+      {"bad_alloc", {nullptr, {kShallow, kOne}}},
+      {"memoryerror", {nullptr, {kShallow, kOne}}},     // Python's MemoryError
+      {"allocate memory", {nullptr, {kShallow, kOne}}},  // "can't allocate memory", ENOMEM
+      {"unable to allocate", {nullptr, {kShallow, kOne}}},  // numpy
+      {"shared memory", {gate_shared_memory, {kShallow, kOne}}},
+      {"exited unexpectedly", {nullptr, {kShallow, kOne}}},  // DataLoader workers
+      {"killed", {gate_killed, {kShallow, kOne}}},
+      {"oom-kill", {nullptr, {kShallow, kOne}}},
+      {"oom_kill", {nullptr, {kShallow, kOne}}},
       // Collateral failures of other ranks, launcher summaries.
-      {"signal", {gate_signal, {kShallow, kLine}}},
-      {"watchdog", {gate_watchdog, {kShallow, kLine}}},
+      {"signal", {gate_signal, {kShallow, kOne}}},
+      {"watchdog", {gate_watchdog, {kShallow, kOne}}},
       {"childfailederror", {gate_child_failed, {kShallow, kSummary}}},
-      {"exitcode", {gate_exitcode, {kShallow, kLine}}},
+      {"exitcode", {gate_exitcode, {kShallow, kOne}}},
       // Pressure warnings.
-      {"cache flush", {nullptr, {kShallow, kLine}}},     // DeepSpeed "allocator cache flushes"
-      {"deallocate free memory", {nullptr, {kShallow, kLine}}},  // TF BFC garbage collection
+      {"cache flush", {nullptr, {kShallow, kOne}}},     // DeepSpeed "allocator cache flushes"
+      {"deallocate free memory", {nullptr, {kShallow, kOne}}},  // TF BFC garbage collection
       // Settings the advice depends on.
       {"_alloc_conf", {gate_setting, {kShallow, kPair}}},  // PYTORCH_(CUDA_|HIP_)ALLOC_CONF
       {"no_cuda_memory_caching", {gate_setting, {kShallow, kPair}}},
