@@ -1,10 +1,14 @@
 #include "analyzer/analyzer.hpp"
 
 #include <cctype>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
 #include "analyzer/finding_groups.hpp"
+#include "analyzer/ordered_worker.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/stream.hpp"
 
@@ -69,11 +73,43 @@ void inherit_times(const Region& region, std::vector<OomEvent>& events) {
 
 }  // namespace
 
+// Parsing runs beside the reading on long logs. The caller's thread reads,
+// scans and cuts regions; a worker parses them and merges each region's
+// result in the order of the log, so that findings fall in the right OOM
+// epoch. A region whose parse may ask the stream to read further back
+// (parse::may_want_longer_lookback) is parsed on the caller's thread, the
+// only one that can do that; few are. Short inputs stay on the caller's
+// thread alone.
 struct LogAnalyzer::State {
+  static constexpr std::size_t kQueuedBytes = 8 << 20;   // regions' text waiting for the worker
+  // Regions go over in batches: a hand-over per region costs more in thread
+  // wake-ups than parsing most regions does.
+  static constexpr std::size_t kBatchRegions = 256;
+  static constexpr std::size_t kBatchBytes = 512 << 10;
+
+  struct Work {
+    Region region;
+    std::optional<parse::Parsed> parsed;  // already parsed on the reading thread
+  };
+  using Batch = std::vector<Work>;
+
+  const AnalyzerOptions options;
   parse::Parsed parsed;  // the OOM events; findings go to `findings`
   FindingGroups findings;
   bool capped = false;
-  LogStream stream{anchor_scanner(), [this](Region&& region) { return on_region(region); }, stream_limits()};
+  Batch batch;
+  std::size_t batch_weight = 0;
+  // Batches the worker is done with come back to be freed on the reading
+  // thread: glibc's malloc takes the arena's lock for a free from another
+  // thread, and with the reading thread allocating at full speed that lock
+  // cost more than the parsing the worker took over.
+  std::mutex handled_mutex;
+  std::vector<Batch> handled;
+  std::unique_ptr<OrderedWorker<Batch>> worker;  // declared after what it writes to: joined first
+  LogStream stream{anchor_scanner(), [this](Region&& region) { return on_region(std::move(region)); },
+                   stream_limits()};
+
+  explicit State(AnalyzerOptions o) : options(o) {}
 
   static StreamLimits stream_limits() {
     StreamLimits limits;
@@ -81,31 +117,84 @@ struct LogAnalyzer::State {
     return limits;
   }
 
+  static std::size_t weight(const Region& region) {
+    std::size_t bytes = sizeof(Region);
+    for (const Line& line : region.lines) bytes += sizeof(Line) + line.text.size();
+    return bytes;
+  }
+
   // True (and nothing kept) when a traceback ran into the region's first
   // line and the stream can read further back.
-  bool on_region(const Region& region) {
-    parse::Parsed local;
-    parse::parse_region(region, local);
-    if (local.wants_longer_lookback && region.can_look_further_back) return true;
-    inherit_times(region, local.ooms);
-    for (auto& e : local.ooms) {
+  bool on_region(Region&& region) {
+    Work work{std::move(region), std::nullopt};
+    if (parse::may_want_longer_lookback(work.region)) {
+      work.parsed.emplace();
+      parse::parse_region(work.region, *work.parsed);
+      if (work.parsed->wants_longer_lookback) return true;
+    }
+    if (!worker && stream.bytes_seen() >= options.parse_beside_from) start_worker();
+    if (!worker) {
+      merge(work);
+      return false;
+    }
+    batch_weight += weight(work.region);
+    batch.push_back(std::move(work));
+    if (batch_weight >= kBatchBytes || batch.size() >= kBatchRegions) hand_over_batch();
+    return false;
+  }
+
+  void start_worker() {
+    worker = std::make_unique<OrderedWorker<Batch>>(
+        [this](Batch& done) {
+          for (Work& w : done) merge(w);
+          std::lock_guard lock(handled_mutex);
+          handled.push_back(std::move(done));
+        },
+        kQueuedBytes);
+  }
+
+  void hand_over_batch() {
+    if (batch.empty()) return;
+    std::vector<Batch> old;
+    {
+      std::lock_guard lock(handled_mutex);
+      old.swap(handled);
+    }
+    old.clear();  // freed here, on the thread that allocated them
+    worker->push(std::exchange(batch, {}), std::exchange(batch_weight, 0));
+  }
+
+  void merge(Work& work) {
+    if (!work.parsed) {
+      work.parsed.emplace();
+      parse::parse_region(work.region, *work.parsed);
+    }
+    inherit_times(work.region, work.parsed->ooms);
+    for (auto& e : work.parsed->ooms) {
       if (parsed.ooms.size() >= kMaxEvents) {
         capped = true;
         break;
       }
       parsed.ooms.push_back(std::move(e));
     }
-    for (auto& f : local.findings) {
+    for (auto& f : work.parsed->findings) {
       if (!findings.add(std::move(f), parsed.ooms.size(), kMaxFindings)) {
         capped = true;
         break;
       }
     }
-    return false;
+  }
+
+  // Waits for the worker; rethrows what it threw.
+  void stop_worker() {
+    if (!worker) return;
+    hand_over_batch();
+    auto w = std::move(worker);
+    w->finish();
   }
 };
 
-LogAnalyzer::LogAnalyzer() : state_(std::make_unique<State>()) {}
+LogAnalyzer::LogAnalyzer(AnalyzerOptions options) : state_(std::make_unique<State>(options)) {}
 LogAnalyzer::~LogAnalyzer() = default;
 
 std::span<char> LogAnalyzer::prepare(std::size_t n) { return state_->stream.prepare(n); }
@@ -117,6 +206,7 @@ void LogAnalyzer::feed_contiguous(std::string_view input, std::function<void(std
 
 ParsedLog LogAnalyzer::finish_parsed() {
   state_->stream.finish();
+  state_->stop_worker();
   ParsedLog p;
   p.bytes = state_->stream.bytes_seen();
   p.lines = state_->stream.lines_seen();

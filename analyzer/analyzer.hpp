@@ -31,11 +31,18 @@ struct ParsedLog {
   bool capped = false;
 };
 
+struct AnalyzerOptions {
+  // Once this many bytes were read, regions are parsed on a second thread
+  // while the caller's thread reads on (UINT64_MAX: never). The result is the
+  // same either way.
+  std::uint64_t parse_beside_from = 4 << 20;
+};
+
 // Streams a log through the scanner and parsers with bounded memory. Feed it
 // in any pieces; call finish() (or finish_parsed()) once.
 class LogAnalyzer {
  public:
-  LogAnalyzer();
+  explicit LogAnalyzer(AnalyzerOptions options = {});
   ~LogAnalyzer();
   LogAnalyzer(const LogAnalyzer&) = delete;
   LogAnalyzer& operator=(const LogAnalyzer&) = delete;

@@ -325,6 +325,36 @@ std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int se
   return ((days * 24 + hour) * 60 + minute) * 60000 + std::int64_t{second} * 1000 + millis;
 }
 
+bool contains_folded(std::string_view text, std::string_view lower) {
+  if (lower.empty()) return true;
+  if (lower.size() > text.size()) return false;
+  // Candidates are the first byte in either case, each found once (memchr).
+  const char first = lower[0];
+  const char upper = first >= 'a' && first <= 'z' ? static_cast<char>(first - ('a' - 'A')) : first;
+  const std::size_t last_start = text.size() - lower.size();
+  std::size_t next_lower = text.find(first);
+  std::size_t next_upper = upper == first ? std::string_view::npos : text.find(upper);
+  for (;;) {
+    const std::size_t i = std::min(next_lower, next_upper);
+    if (i > last_start) return false;  // npos included
+    std::size_t k = 1;
+    while (k < lower.size() && ascii_lower(text[i + k]) == lower[k]) ++k;
+    if (k == lower.size()) return true;
+    if (i == next_lower) next_lower = text.find(first, i + 1);
+    else next_upper = text.find(upper, i + 1);
+  }
+}
+
+FoldedText::FoldedText(std::string_view text) : folded_(text) {
+  for (char& c : folded_) c = ascii_lower(c);
+}
+
+bool FoldedText::has_any(std::initializer_list<std::string_view> lower) const {
+  for (std::string_view w : lower)
+    if (has(w)) return true;
+  return false;
+}
+
 std::uint32_t display_columns(std::string_view text) {
   // ASCII, eight bytes at a time: a byte a column.
   std::size_t i = 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,26 @@ LinePrefix read_prefix(std::string_view text);
 // Width of text in a terminal, counting code points (UTF-8 continuation bytes
 // do not add a column; invalid bytes count one each). Capped at UINT32_MAX.
 std::uint32_t display_columns(std::string_view text);
+
+// ASCII case folding; other bytes unchanged (the locale plays no part).
+constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+// Whether `text` contains `lower` (which must be lower case), ignoring ASCII case.
+bool contains_folded(std::string_view text, std::string_view lower);
+
+// A line folded to lower case once, so that a parser can look for the words
+// its patterns require with plain searches and run the patterns only on the
+// lines that have them. Most anchor lines are ordinary chatter; a search costs
+// a memchr where an RE2 partial match costs a DFA walk of the whole line.
+class FoldedText {
+ public:
+  explicit FoldedText(std::string_view text);
+  bool has(std::string_view lower) const { return folded_.find(lower) != std::string::npos; }
+  bool has_any(std::initializer_list<std::string_view> lower) const;
+
+ private:
+  std::string folded_;
+};
 
 // Milliseconds since the Unix epoch for a civil UTC date and time.
 std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int second, int millis);

@@ -27,6 +27,7 @@
 
 #include "analyzer/parse/common.hpp"
 #include "analyzer/parse/parser.hpp"
+#include "analyzer/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
@@ -94,6 +95,10 @@ std::optional<std::size_t> kubernetes_env(const Region& region, std::size_t at, 
 std::optional<std::size_t> parse_allocator_setting(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
   const Line& line = region.lines[at];
+  // Every form below names one of the variables (kNames); most anchor lines name none.
+  if (!FoldedText(line.text).has_any({"alloc_conf", "pytorch_no_cuda_memory_caching", "xla_python_client_",
+                                      "tf_gpu_allocator", "tf_force_gpu_allow_growth"}))
+    return std::nullopt;
   if (deprecation(line, out)) return at;
   if (is_advice(line.text)) return std::nullopt;
   if (auto last = kubernetes_env(region, at, out)) return last;

@@ -15,31 +15,18 @@
 // "by pytorch").
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
 #include <string_view>
 
 #include "analyzer/parse/parser.hpp"
+#include "analyzer/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-// `needle` is lower case.
-bool contains_ci(std::string_view hay, std::string_view needle) {
-  if (needle.size() > hay.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    std::size_t k = 0;
-    while (k < needle.size() && lower(hay[i + k]) == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
-
 template <std::size_t N>
-bool contains_any_ci(std::string_view hay, const std::array<std::string_view, N>& needles) {
-  return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) { return contains_ci(hay, n); });
+bool contains_any_folded(std::string_view hay, const std::array<std::string_view, N>& needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) { return contains_folded(hay, n); });
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -55,9 +42,9 @@ bool size_near(std::string_view piece, std::size_t at, std::size_t radius) {
     while (j < piece.size() && (is_digit(piece[j]) || piece[j] == '.')) ++j;
     while (j < piece.size() && piece[j] == ' ') ++j;
     if (j < piece.size()) {
-      char u = lower(piece[j]);
+      char u = ascii_lower(piece[j]);
       if (u == 'b' || ((u == 'k' || u == 'm' || u == 'g' || u == 't') && j + 1 < piece.size() &&
-                       (lower(piece[j + 1]) == 'b' || lower(piece[j + 1]) == 'i')))
+                       (ascii_lower(piece[j + 1]) == 'b' || ascii_lower(piece[j + 1]) == 'i')))
         return true;
     }
     i = j;
@@ -68,11 +55,11 @@ bool size_near(std::string_view piece, std::size_t at, std::size_t radius) {
 bool gate_size_near(std::string_view piece, std::size_t at) { return size_near(piece, at, 48); }
 
 // "Failed to CUDA calloc 4096 bytes" (NCCL), not every calloc in a C++ trace.
-bool gate_calloc(std::string_view piece, std::size_t) { return contains_ci(piece, "fail"); }
+bool gate_calloc(std::string_view piece, std::size_t) { return contains_folded(piece, "fail"); }
 
 // TPU: "Attempting to reserve 6.20G ... That was not possible."
 bool gate_not_possible(std::string_view piece, std::size_t) {
-  return contains_ci(piece, "reserve") || contains_ci(piece, "allocate");
+  return contains_folded(piece, "reserve") || contains_folded(piece, "allocate");
 }
 
 // memory_summary()'s "CUDA OOMs: N": evidence only when N > 0.
@@ -86,14 +73,14 @@ bool gate_oom_count(std::string_view piece, std::size_t at) {
 
 // An assertion inside the caching allocator (what follows an OOM with
 // expandable segments), not any INTERNAL ASSERT.
-bool gate_allocator_assert(std::string_view piece, std::size_t) { return contains_ci(piece, "cachingallocator"); }
+bool gate_allocator_assert(std::string_view piece, std::size_t) { return contains_folded(piece, "cachingallocator"); }
 
 // bash's "Killed", the kernel's "Killed process", DataLoader's "killed by
 // signal", Kubernetes' OOMKilled, srun's "task 0: Killed".
 bool gate_killed(std::string_view piece, std::size_t at) {
   static constexpr std::array<std::string_view, 4> kForms = {"killed by signal", "killed process", "oomkilled",
                                                             "kill process"};
-  if (contains_any_ci(piece, kForms)) return true;
+  if (contains_any_folded(piece, kForms)) return true;
   // The word ends the line's text, or stands after a PID or job number.
   std::size_t end = at + 6;
   while (end < piece.size() && piece[end] == ' ') ++end;
@@ -107,12 +94,12 @@ bool gate_killed(std::string_view piece, std::size_t at) {
 bool gate_signal(std::string_view piece, std::size_t) {
   static constexpr std::array<std::string_view, 6> kForms = {"closing signal", "got signal", "signals.sig",
                                                             "death signal", "killed by signal", "received signal"};
-  return contains_any_ci(piece, kForms);
+  return contains_any_folded(piece, kForms);
 }
 
 bool gate_watchdog(std::string_view piece, std::size_t) {
   static constexpr std::array<std::string_view, 3> kForms = {"timeout", "stuck", "terminated"};
-  return contains_any_ci(piece, kForms);
+  return contains_any_folded(piece, kForms);
 }
 
 // The exception line "...ChildFailedError:", not "raise ChildFailedError(".
@@ -122,12 +109,12 @@ bool gate_child_failed(std::string_view piece, std::size_t at) {
 }
 
 // torchrun's "failed (exitcode: 1) local_rank: 3 (pid: 4242)".
-bool gate_exitcode(std::string_view piece, std::size_t) { return contains_ci(piece, "local_rank"); }
+bool gate_exitcode(std::string_view piece, std::size_t) { return contains_folded(piece, "local_rank"); }
 
 // A setting's name followed by '=' or ':' (an assignment, a dict, YAML), or
 // the deprecation warning, or a Kubernetes "name:" line. Not a mention in prose.
 bool gate_setting(std::string_view piece, std::size_t at) {
-  if (contains_ci(piece, "deprecated") || contains_ci(piece, "name:")) return true;
+  if (contains_folded(piece, "deprecated") || contains_folded(piece, "name:")) return true;
   std::size_t i = at;
   while (i < piece.size() && (std::isalnum(static_cast<unsigned char>(piece[i])) || piece[i] == '_')) ++i;
   while (i < piece.size() && (piece[i] == '\'' || piece[i] == '"' || piece[i] == ']' || piece[i] == ' ')) ++i;
@@ -136,7 +123,7 @@ bool gate_setting(std::string_view piece, std::size_t at) {
 
 // "Unexpected bus error ... insufficient shared memory" from DataLoader workers.
 bool gate_shared_memory(std::string_view piece, std::size_t) {
-  return contains_ci(piece, "bus error") || contains_ci(piece, "insufficient");
+  return contains_folded(piece, "bus error") || contains_folded(piece, "insufficient");
 }
 
 constexpr bool kDeep = true, kShallow = false;
@@ -158,17 +145,17 @@ constexpr std::uint32_t kAllocatorMessage = 24, kBfcDump = 4096, kXlaReport = 60
 Reach refine_out_of_memory(std::string_view piece, std::size_t) {
   static constexpr std::array<std::string_view, 4> kOneLine = {"killed process", "kill process", "memory cgroup",
                                                               "not a failure"};
-  if (contains_any_ci(piece, kOneLine)) return {kShallow, kPair};
-  if (contains_ci(piece, "ran out of memory trying")) return {kDeep, kBfcDump};
-  if (contains_ci(piece, "while trying to allocate") || contains_ci(piece, "exhausted")) return {kDeep, kXlaReport};
-  if (contains_ci(piece, "tried to allocate")) return {kDeep, kAllocatorMessage};
+  if (contains_any_folded(piece, kOneLine)) return {kShallow, kPair};
+  if (contains_folded(piece, "ran out of memory trying")) return {kDeep, kBfcDump};
+  if (contains_folded(piece, "while trying to allocate") || contains_folded(piece, "exhausted")) return {kDeep, kXlaReport};
+  if (contains_folded(piece, "tried to allocate")) return {kDeep, kAllocatorMessage};
   return {kDeep, kMessage};
 }
 
 // RESOURCE_EXHAUSTED is XLA's (a report follows) unless it is TensorFlow's
 // "OOM when allocating tensor" (a few trailer lines).
 Reach refine_exhausted(std::string_view piece, std::size_t) {
-  if (contains_ci(piece, "oom when")) return {kDeep, kLine};
+  if (contains_folded(piece, "oom when")) return {kDeep, kLine};
   return {kDeep, kXlaReport};
 }
 

@@ -21,6 +21,7 @@
 
 #include "analyzer/parse/common.hpp"
 #include "analyzer/parse/parser.hpp"
+#include "analyzer/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
@@ -169,10 +170,15 @@ std::optional<std::string> launcher_signal(std::string_view text) {
 
 std::optional<std::size_t> parse_collateral(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
-  if (auto last = child_failed(region, at, out)) return last;
   const Line& line = region.lines[at];
-  auto detail = watchdog(line.text);
-  if (!detail) detail = launcher_signal(line.text);
+  // The patterns below run only where the words they require appear.
+  const FoldedText words(line.text);
+  if (words.has("childfailederror:"))
+    if (auto last = child_failed(region, at, out)) return last;
+  std::optional<std::string> detail;
+  if (words.has("watchdog")) detail = watchdog(line.text);
+  if (!detail && words.has_any({"exitcode:", "closing signal", "signalexception", "signals.sig"}))
+    detail = launcher_signal(line.text);
   if (!detail) return std::nullopt;
   out.findings.push_back(collateral_at(line, std::move(*detail), stated_rank(line.text)));
   return at;

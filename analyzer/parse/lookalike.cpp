@@ -30,6 +30,7 @@
 #include "analyzer/parse/oom_context.hpp"
 #include "analyzer/parse/parser.hpp"
 #include "analyzer/size.hpp"
+#include "analyzer/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
@@ -171,11 +172,19 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   if (at >= region.lines.size()) return std::nullopt;
   const Line& line = region.lines[at];
   std::string_view text(line.text);
-  std::optional<Found> found = not_memory_error(text);
-  if (!found) found = dataloader_killed(text);
-  if (!found) found = cpu_alloc_failure(text);
-  if (!found) found = host_oom_kill(text);
-  if (!found) found = host_memory_oom(text);
+  // Each family's patterns run only where the words they all require appear.
+  const FoldedText words(text);
+  std::optional<Found> found;
+  if (words.has_any({"illegal memory", "illegal_address", "device-side assert", "misaligned address",
+                     "memory access fault"}))
+    found = not_memory_error(text);
+  if (!found && words.has_any({"dataloader worker", "unexpected bus error"})) found = dataloader_killed(text);
+  if (!found && words.has_any({"defaultcpuallocator", "unable to allocate", "bad_alloc", "cannot allocate memory",
+                               "memoryerror"}))
+    found = cpu_alloc_failure(text);
+  if (!found && words.has("kill")) found = host_oom_kill(text);
+  if (!found && words.has_any({"memory", "ram", "pinned", "hostalloc", "mallochost", "hostmalloc"}))
+    found = host_memory_oom(text);
   if (!found) return std::nullopt;
 
   out.findings.push_back(finding_at(line, found->kind, std::move(found->detail), found->bytes));

@@ -39,7 +39,24 @@ std::vector<Frame> traceback_after(const Region& region, std::size_t at, std::si
   return {};
 }
 
+// Regions built by hand (tests) carry no literals: every anchor may.
+bool may_state_oom(const Region& region, std::size_t k, std::uint64_t oom_literals) {
+  return k >= region.anchor_literals.size() || (region.anchor_literals[k] & oom_literals) != 0;
+}
+
 }  // namespace
+
+bool may_want_longer_lookback(const Region& region) {
+  if (!region.can_look_further_back) return false;
+  const std::uint64_t oom_literals = oom_literal_mask();
+  for (std::size_t k = 0; k < region.anchors.size(); ++k) {
+    if (!may_state_oom(region, k, oom_literals)) continue;
+    bool reached_start = false;
+    traceback_before(region, region.anchors[k], &reached_start);
+    if (reached_start) return true;
+  }
+  return false;
+}
 
 void parse_region(const Region& region, Parsed& out) {
   struct Entry {
@@ -58,16 +75,15 @@ void parse_region(const Region& region, Parsed& out) {
   for (std::size_t k = 0; k < region.anchors.size(); ++k) {
     std::size_t at = region.anchors[k];
     if (consumed_any && at <= consumed_until) continue;
-    // Regions built by hand (tests) carry no literals: every parser runs.
-    const bool may_state_oom = k >= region.anchor_literals.size() || (region.anchor_literals[k] & oom_literals) != 0;
+    const bool oom_possible = may_state_oom(region, k, oom_literals);
     for (const Entry& parser : kParsers) {
-      if (parser.reads_oom && !may_state_oom) continue;
+      if (parser.reads_oom && !oom_possible) continue;
       std::size_t before = out.ooms.size();
       if (auto last = parser.parse(region, at, out)) {
         for (std::size_t e = before; e < out.ooms.size(); ++e) {
           bool reached_start = false;
           out.ooms[e].traceback = traceback_before(region, at, &reached_start);
-          out.wants_longer_lookback = out.wants_longer_lookback || reached_start;
+          out.wants_longer_lookback = out.wants_longer_lookback || (reached_start && region.can_look_further_back);
           if (out.ooms[e].traceback.empty()) out.ooms[e].traceback = traceback_after(region, at, *last);
         }
         consumed_until = *last;

@@ -51,6 +51,14 @@ std::optional<std::size_t> parse_allocator_setting(const Region&, std::size_t, P
 // look-alikes, so it only sees wordings nobody else knows.
 void parse_region(const Region& region, Parsed& out);
 
+// Whether parse_region may set wants_longer_lookback for `region`: it can
+// look further back, and at an anchor that may state an out-of-memory the
+// walk up the traceback reaches the region's first line. Decided from the
+// lines alone, without the parsers, so that a reader can hand every other
+// region to another thread to parse. (True for more regions than the parse
+// would be: the anchor need not turn out to be an OOM.)
+bool may_want_longer_lookback(const Region& region);
+
 // The anchor literals the scanner looks for (lower case; matched
 // case-insensitively). Every parser's trigger text contains one of them.
 const std::vector<std::string>& anchor_literals();  // anchors.cpp

@@ -20,6 +20,7 @@
 
 #include "analyzer/parse/common.hpp"
 #include "analyzer/parse/parser.hpp"
+#include "analyzer/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {
@@ -38,15 +39,16 @@ std::optional<std::size_t> parse_pressure_warning(const Region& region, std::siz
   // DeepSpeed prints "pytorch"; other accelerators' builds of the same code may not.
   static const RE2 flushes(R"(\b(\d{1,19}) (?:\w+ )?allocator cache flushes since last step)", RE2::Latin1);
   static const RE2 bfc_gc(R"(Garbage collection: deallocate free memory regions)", RE2::Latin1);
+  const FoldedText words(line.text);
   StringPiece count;
-  if (RE2::PartialMatch(line.text, flushes, &count)) {
+  if (words.has("cache flushes since last step") && RE2::PartialMatch(line.text, flushes, &count)) {
     out.findings.push_back(pressure_at(
         line, fmt::format("{} allocator cache flush(es) since the last step: PyTorch's caching allocator had to "
                           "free its cache and retry cudaMalloc (DeepSpeed)",
                           view(count))));
     return at;
   }
-  if (RE2::PartialMatch(line.text, bfc_gc)) {
+  if (words.has("deallocate free memory regions") && RE2::PartialMatch(line.text, bfc_gc)) {
     out.findings.push_back(pressure_at(
         line, "TensorFlow's BFC allocator freed cached regions to fit a larger one: running near the device "
               "memory limit (fragmentation)"));
