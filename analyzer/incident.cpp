@@ -89,6 +89,16 @@ bool same_failing_call(const OomEvent& a, const OomEvent& b) {
 // even when their tracebacks interleave past reading.
 bool other_device(const OomEvent& a, const OomEvent& b) { return a.gpu && b.gpu && *a.gpu != *b.gpu; }
 
+// Or the messages carry times within a few seconds of the burst's first: the
+// processes of a job failing together, whichever GPU index each names (a
+// node's GPU 4 and the next node's GPU 4 look alike) and however their
+// tracebacks interleave.
+constexpr std::int64_t kBurstMs = 5000;
+bool same_moment(const OomEvent& e, const OomEvent& first) {
+  return comparable(e.time_ms, first.time_ms) && *e.time_ms >= *first.time_ms - kBurstMs &&
+         *e.time_ms <= *first.time_ms + kBurstMs;
+}
+
 // A memory_summary() table is the evidence of an OOM of the same process:
 // handlers print it right before re-raising, or right after the message.
 constexpr std::uint64_t kSummaryReachLines = 60;
@@ -130,7 +140,8 @@ bool belongs(const std::vector<Tagged>& all, const Cluster& c, const Tagged& t, 
   // warning then the op's error, XLA's allocator then the runtime error,
   // NCCL's WARN lines then PyTorch's DistBackendError.
   if (summary_beside(e, last)) return true;
-  if (!e.rank && !last.rank && (same_failing_call(e, last) || other_device(e, last)) &&
+  if (!e.rank && !last.rank &&
+      (same_failing_call(e, last) || other_device(e, last) || (!first.rank && same_moment(e, first))) &&
       e.line - last.end_line <= kBurstLines)
     return true;
   return e.rank == last.rank && related_families(e.family, last.family) && e.line - last.end_line <= 400;

@@ -185,7 +185,9 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   if (!found && words.has("kill")) found = host_oom_kill(text);
   if (!found && words.has_any({"memory", "ram", "pinned", "hostalloc", "mallochost", "hostmalloc"}))
     found = host_memory_oom(text);
-  if (!found) return std::nullopt;
+  // A traceback shows the source line that raised ("raise RuntimeError(f\"DataLoader
+  // worker (pid(s) {pids_str}) exited unexpectedly\")"): the words, not the failure.
+  if (!found || is_code(text)) return std::nullopt;
 
   out.findings.push_back(finding_at(line, found->kind, std::move(found->detail), found->bytes));
   // The suffix's "...to enable device-side assertions." line is not read as an assert.

@@ -154,3 +154,37 @@ TEST_CASE("a launcher summary echo is attributed to the rank it repeats", "[inci
   CHECK(inc.oom_ranks == std::vector<int>{2});
   REQUIRE(inc.per_rank.size() == 1);
 }
+
+namespace {
+
+// An unprefixed, timestamped OOM under its own traceback: `call` is the
+// user's line it went through.
+std::string stamped_oom(const char* time, int gpu, int call, const char* request = "264.00 MiB") {
+  const std::string at = std::string("2026-03-07 ") + time + " ";
+  return at + "Traceback (most recent call last):\n" + at + "  File \"/home/user/proj/train.py\", line " +
+         std::to_string(call) + ", in <module>\n" + at + "    loss.backward()\n" + at +
+         full_oom(gpu, request, "132.00 MiB", "78.00 GiB", "100.00 MiB");
+}
+
+}  // namespace
+
+TEST_CASE("an unprefixed burst stamped within seconds is one failure, whatever GPU each names", "[incident][ranks]") {
+  // Nodes of 8 GPUs: the fourth message names GPU 4 again (another node's);
+  // each went through another call with other figures, so only the times
+  // tie them.
+  std::string log = "2026-03-07 07:28:20,000 INFO step 900\n";
+  log += stamped_oom("07:28:21,239", 6, 514, "264.00 MiB");
+  log += stamped_oom("07:28:21,241", 2, 515, "690.00 MiB");
+  log += stamped_oom("07:28:21,260", 4, 516, "1.00 GiB");
+  log += stamped_oom("07:28:21,269", 4, 517, "2.00 GiB");
+  const Incident inc = only(analyze_text(log));
+  CHECK(inc.echoes.size() == 3);
+}
+
+TEST_CASE("unprefixed OOMs minutes apart through other calls stay separate failures", "[incident][ranks]") {
+  std::string log = "2026-03-07 07:28:20,000 INFO step 900\n";
+  log += stamped_oom("07:28:21,239", 4, 514);
+  log += "2026-03-07 07:28:30,000 INFO retrying with a smaller batch\n";
+  log += stamped_oom("07:31:02,500", 4, 517, "1.25 GiB");  // not an echo: other figures
+  CHECK(analyze_text(log).incidents.size() == 2);
+}
