@@ -3,7 +3,7 @@
 #   scripts/run.sh [oomlens diagnose arguments...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh" >&2
+"$root/scripts/build.sh" oomlens >&2  # the binary only, not the test suite
 if [ $# -gt 0 ]; then
   exec "$root/build/oomlens" diagnose "$@"
 fi
