@@ -1,6 +1,9 @@
 #include "analyzer/analyzer.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -93,10 +96,15 @@ struct LogAnalyzer::State {
   };
   using Batch = std::vector<Work>;
 
+  struct Segment {
+    std::vector<OomEvent> events;
+    FindingGroups findings;
+    bool capped = false;
+  };
+
   const AnalyzerOptions options;
-  parse::Parsed parsed;  // the OOM events; findings go to `findings`
-  FindingGroups findings;
-  bool capped = false;
+  std::vector<Segment> segments;  // as many as options.segment_starts, at least one
+  std::size_t events_kept = 0;
   Batch batch;
   std::size_t batch_weight = 0;
   // Batches the worker is done with come back to be freed on the reading
@@ -109,7 +117,13 @@ struct LogAnalyzer::State {
   LogStream stream{anchor_scanner(), [this](Region&& region) { return on_region(std::move(region)); },
                    stream_limits()};
 
-  explicit State(AnalyzerOptions o) : options(o) {}
+  explicit State(AnalyzerOptions o) : options(std::move(o)), segments(std::max<std::size_t>(1, options.segment_starts.size())) {}
+
+  Segment& segment_of(std::uint64_t offset) {
+    const auto& starts = options.segment_starts;
+    auto after = std::upper_bound(starts.begin(), starts.end(), offset);
+    return segments[after == starts.begin() ? 0 : static_cast<std::size_t>(after - starts.begin()) - 1];
+  }
 
   static StreamLimits stream_limits() {
     StreamLimits limits;
@@ -171,15 +185,18 @@ struct LogAnalyzer::State {
     }
     inherit_times(work.region, work.parsed->ooms);
     for (auto& e : work.parsed->ooms) {
-      if (parsed.ooms.size() >= kMaxEvents) {
-        capped = true;
+      Segment& s = segment_of(e.offset);
+      if (events_kept >= kMaxEvents) {
+        s.capped = true;
         break;
       }
-      parsed.ooms.push_back(std::move(e));
+      s.events.push_back(std::move(e));
+      ++events_kept;
     }
     for (auto& f : work.parsed->findings) {
-      if (!findings.add(std::move(f), parsed.ooms.size(), kMaxFindings)) {
-        capped = true;
+      Segment& s = segment_of(f.offset);
+      if (!s.findings.add(std::move(f), s.events.size(), kMaxFindings)) {
+        s.capped = true;
         break;
       }
     }
@@ -204,20 +221,56 @@ void LogAnalyzer::feed_contiguous(std::string_view input, std::function<void(std
   state_->stream.feed_contiguous(input, std::move(release));
 }
 
-ParsedLog LogAnalyzer::finish_parsed() {
+std::vector<ParsedSegment> LogAnalyzer::finish_segments(std::uint64_t* bytes, std::uint64_t* lines) {
   state_->stream.finish();
   state_->stop_worker();
+  if (bytes) *bytes = state_->stream.bytes_seen();
+  if (lines) *lines = state_->stream.lines_seen();
+  std::vector<ParsedSegment> out;
+  for (auto& s : state_->segments) {
+    ParsedSegment p;
+    p.events = std::move(s.events);
+    p.finding_epochs = s.findings.take_epochs();
+    p.findings = s.findings.take();
+    p.capped = s.capped;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+ParsedLog LogAnalyzer::finish_parsed() {
+  std::uint64_t bytes = 0, lines = 0;
+  auto segments = finish_segments(&bytes, &lines);
+  return merge_segments(std::move(segments), bytes, lines);
+}
+
+ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t bytes, std::uint64_t lines) {
   ParsedLog p;
-  p.bytes = state_->stream.bytes_seen();
-  p.lines = state_->stream.lines_seen();
-  p.events = std::move(state_->parsed.ooms);
-  p.findings = state_->findings.take();
-  p.capped = state_->capped;
+  p.bytes = bytes;
+  p.lines = lines;
+  if (segments.size() == 1) {  // nothing to merge
+    p.events = std::move(segments[0].events);
+    p.findings = std::move(segments[0].findings);
+    p.capped = segments[0].capped;
+    return p;
+  }
+  FindingGroups findings;
+  for (auto& s : segments) {
+    const std::size_t before = p.events.size();
+    for (std::size_t k = 0; k < s.findings.size(); ++k) {
+      const std::size_t epoch = before + (k < s.finding_epochs.size() ? s.finding_epochs[k] : s.events.size());
+      if (!findings.add(std::move(s.findings[k]), epoch, std::numeric_limits<std::size_t>::max())) p.capped = true;
+    }
+    p.events.insert(p.events.end(), std::make_move_iterator(s.events.begin()), std::make_move_iterator(s.events.end()));
+    p.capped = p.capped || s.capped;
+  }
+  p.findings = findings.take();
   return p;
 }
 
-Analysis LogAnalyzer::finish() {
-  ParsedLog p = finish_parsed();
+Analysis LogAnalyzer::finish() { return analysis_of(finish_parsed()); }
+
+Analysis analysis_of(ParsedLog p) {
   Analysis a;
   a.bytes = p.bytes;
   a.lines = p.lines;

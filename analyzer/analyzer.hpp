@@ -36,7 +36,25 @@ struct AnalyzerOptions {
   // while the caller's thread reads on (UINT64_MAX: never). The result is the
   // same either way.
   std::uint64_t parse_beside_from = 4 << 20;
+  // Offsets at which the input's segments start, ascending (the first is 0;
+  // empty: one segment). Events and findings are kept per segment, by their
+  // line's offset, and findings grouped within their segment, so that a
+  // segment's results can be replaced alone (analyzer/segmented_log.hpp).
+  std::vector<std::uint64_t> segment_starts;
 };
+
+// One segment's results: events in log order, findings grouped within the
+// segment, each group with the number of the segment's events before it.
+struct ParsedSegment {
+  std::vector<OomEvent> events;
+  std::vector<LogFinding> findings;
+  std::vector<std::size_t> finding_epochs;
+  bool capped = false;
+};
+
+// The segments' results as one input's: events concatenated, groups of one
+// cause between the same two OOMs merged across segments.
+ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t bytes, std::uint64_t lines);
 
 // Streams a log through the scanner and parsers with bounded memory. Feed it
 // in any pieces; call finish() (or finish_parsed()) once.
@@ -57,11 +75,17 @@ class LogAnalyzer {
   Analysis finish();
   // The events and findings, not yet grouped (for analyze_job).
   ParsedLog finish_parsed();
+  // The same, per segment (AnalyzerOptions::segment_starts); bytes and lines
+  // of the whole input in `bytes` and `lines`.
+  std::vector<ParsedSegment> finish_segments(std::uint64_t* bytes = nullptr, std::uint64_t* lines = nullptr);
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// One input's events grouped into incidents, findings attached.
+Analysis analysis_of(ParsedLog parsed);
 
 // Convenience for text already in memory (a selection, a test).
 Analysis analyze_text(std::string_view text);

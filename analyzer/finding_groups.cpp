@@ -51,15 +51,19 @@ bool FindingGroups::add(LogFinding f, std::size_t ooms_before, std::size_t max_g
   if (f.kind == FindingKind::allocator_setting) {
     if (groups_.size() >= max_groups) return false;
     groups_.push_back(std::move(f));
+    epochs_.push_back(ooms_before);
     return true;
   }
   std::string key = finding_cause(f) + fmt::format("|{}", ooms_before);
   auto [it, fresh] = index_.try_emplace(std::move(key), groups_.size());
   if (!fresh) {
+    // `f` may itself be a group (a segment's, see analyzer/segmented_log.hpp).
     LogFinding& g = groups_[it->second];
-    ++g.count;
-    g.last_line = f.line;
+    g.count += f.count;
+    g.last_line = f.count > 1 ? f.last_line : f.line;
     if (g.more_lines.size() < kMoreLines) g.more_lines.push_back(f.line);
+    for (std::uint64_t line : f.more_lines)
+      if (g.more_lines.size() < kMoreLines) g.more_lines.push_back(line);
     return true;
   }
   if (groups_.size() >= max_groups) {
@@ -67,6 +71,7 @@ bool FindingGroups::add(LogFinding f, std::size_t ooms_before, std::size_t max_g
     return false;
   }
   groups_.push_back(std::move(f));
+  epochs_.push_back(ooms_before);
   return true;
 }
 

@@ -21,14 +21,19 @@ class FindingGroups {
 
   // Adds `f`, found after `ooms_before` OOM events of its input: repeats
   // never merge across an OOM, so a group lies wholly before or after each
-  // failure. False when a new group would exceed `max_groups`.
+  // failure. `f` may be a group itself (count > 1), added after the groups
+  // of the same cause that come before it. False when a new group would
+  // exceed `max_groups`.
   bool add(LogFinding f, std::size_t ooms_before, std::size_t max_groups);
 
   std::vector<LogFinding> take() { return std::move(groups_); }
+  // For each group taken, the `ooms_before` it was added with (call before take()).
+  std::vector<std::size_t> take_epochs() { return std::move(epochs_); }
   std::size_t size() const { return groups_.size(); }
 
  private:
   std::vector<LogFinding> groups_;
+  std::vector<std::size_t> epochs_;
   std::unordered_map<std::string, std::size_t> index_;
 };
 

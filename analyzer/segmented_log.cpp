@@ -1,0 +1,155 @@
+#include "analyzer/segmented_log.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
+namespace oomlens::analyzer {
+namespace {
+
+std::uint64_t newlines_in(std::string_view text, std::uint64_t begin, std::uint64_t end) {
+  return static_cast<std::uint64_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(begin),
+                                               text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+// The start of the line `at` is on.
+std::uint64_t line_start_at_or_before(std::string_view text, std::uint64_t at) {
+  if (at == 0) return 0;
+  std::size_t nl = text.rfind('\n', static_cast<std::size_t>(at - 1));
+  return nl == std::string_view::npos ? 0 : nl + 1;
+}
+
+// The first line start at or after `at` (the text's end when none).
+std::uint64_t line_start_at_or_after(std::string_view text, std::uint64_t at) {
+  if (at == 0) return 0;
+  if (at >= text.size()) return text.size();
+  if (text[static_cast<std::size_t>(at - 1)] == '\n') return at;
+  std::size_t nl = text.find('\n', static_cast<std::size_t>(at));
+  return nl == std::string_view::npos ? text.size() : nl + 1;
+}
+
+// Moves what a segment found by `bytes` and `lines` (from its window's
+// coordinates to the text's, or after an edit).
+void shift(ParsedSegment& s, std::int64_t bytes, std::int64_t lines) {
+  auto by = [](std::uint64_t v, std::int64_t d) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + d); };
+  for (auto& e : s.events) {
+    e.offset = by(e.offset, bytes);
+    e.line = by(e.line, lines);
+    e.end_line = by(e.end_line, lines);
+  }
+  for (auto& f : s.findings) {
+    f.offset = by(f.offset, bytes);
+    f.line = by(f.line, lines);
+    if (f.last_line != 0) f.last_line = by(f.last_line, lines);
+    for (auto& l : f.more_lines) l = by(l, lines);
+  }
+}
+
+std::uint64_t lines_of(std::string_view text, std::uint64_t newlines) {
+  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+}  // namespace
+
+SegmentedLog::SegmentedLog(std::string_view text) : bytes_(text.size()) {
+  if (text.empty()) return;
+  segments_ = analyse(text, 0, text.size(), 1);
+  lines_ = lines_of(text, newlines_in(text, 0, text.size()));
+}
+
+std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, std::uint64_t begin,
+                                                         std::uint64_t end, std::uint64_t first_line) const {
+  const std::uint64_t window_begin = line_start_at_or_before(text, begin > kMarginBytes ? begin - kMarginBytes : 0);
+  const std::uint64_t window_end = line_start_at_or_after(text, std::min<std::uint64_t>(text.size(), end + kMarginBytes));
+  const std::uint64_t base_line = first_line - newlines_in(text, window_begin, begin);  // the line at window_begin
+
+  // The segments to keep, and one on either side for the margins' results.
+  std::vector<Segment> inner;
+  std::uint64_t at = begin, line = first_line;
+  while (at < end) {
+    inner.push_back(Segment{at, line, {}});
+    std::uint64_t next = line_start_at_or_after(text, std::min(end, at + kSegmentBytes));
+    if (next <= at || next > end) next = end;
+    line += newlines_in(text, at, next);
+    at = next;
+  }
+  AnalyzerOptions options;
+  const bool margin_before = window_begin < begin;
+  if (margin_before) options.segment_starts.push_back(0);
+  for (const auto& s : inner) options.segment_starts.push_back(s.begin - window_begin);
+  if (end < window_end) options.segment_starts.push_back(end - window_begin);
+
+  LogAnalyzer analyzer(options);
+  analyzer.feed_contiguous(text.substr(window_begin, window_end - window_begin), [](std::uint64_t, std::uint64_t) {});
+  std::vector<ParsedSegment> found = analyzer.finish_segments();
+  const std::size_t first = margin_before ? 1 : 0;
+  for (std::size_t k = 0; k < inner.size(); ++k) {
+    inner[k].results = std::move(found[first + k]);
+    shift(inner[k].results, static_cast<std::int64_t>(window_begin), static_cast<std::int64_t>(base_line) - 1);
+  }
+  return inner;
+}
+
+std::uint64_t SegmentedLog::apply(std::string_view text, const LogEdit& edit) {
+  const std::uint64_t old_bytes = bytes_;
+  bytes_ = text.size();
+  if (segments_.empty() || text.empty()) {
+    *this = SegmentedLog(text);
+    return text.size();
+  }
+  // Segments whose results may read the edited bytes: within the margin of it.
+  const std::uint64_t edit_end = edit.offset + edit.removed;
+  auto end_of = [&](std::size_t k) { return k + 1 < segments_.size() ? segments_[k + 1].begin : old_bytes; };
+  std::size_t i = segments_.size(), j = 0;
+  for (std::size_t k = 0; k < segments_.size(); ++k) {
+    const std::uint64_t lo = segments_[k].begin > kMarginBytes ? segments_[k].begin - kMarginBytes : 0;
+    const std::uint64_t hi = end_of(k) + kMarginBytes;
+    if (lo <= edit_end && hi >= edit.offset) {
+      i = std::min(i, k);
+      j = k;
+    }
+  }
+  if (i == segments_.size()) {  // past the end (cannot happen for an edit inside the text): start over
+    *this = SegmentedLog(text);
+    return text.size();
+  }
+  // The affected run starts at or before the edit, so its start and first
+  // line are unchanged; it ends at the next segment's start, moved by the
+  // edit, which is at least a margin past the edit and so still a line start.
+  const std::int64_t delta = static_cast<std::int64_t>(edit.inserted) - static_cast<std::int64_t>(edit.removed);
+  const bool last = j + 1 == segments_.size();
+  const std::uint64_t begin = segments_[i].begin, first_line = segments_[i].first_line;
+  const std::uint64_t end = last ? text.size() : static_cast<std::uint64_t>(static_cast<std::int64_t>(end_of(j)) + delta);
+  std::vector<Segment> fresh = analyse(text, begin, end, first_line);
+
+  const std::uint64_t line_at_end = first_line + newlines_in(text, begin, end);
+  std::vector<Segment> after(std::make_move_iterator(segments_.begin() + static_cast<std::ptrdiff_t>(j + 1)),
+                             std::make_move_iterator(segments_.end()));
+  if (!after.empty()) {
+    const std::int64_t line_delta = static_cast<std::int64_t>(line_at_end) - static_cast<std::int64_t>(after.front().first_line);
+    for (auto& s : after) {
+      s.begin = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.begin) + delta);
+      s.first_line = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.first_line) + line_delta);
+      shift(s.results, delta, line_delta);
+    }
+    lines_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(lines_) + line_delta);
+    // The text's last line may have gained or lost its '\n' only if the edit reached the end; it did not.
+  } else {
+    lines_ = lines_of(text, line_at_end - 1);
+  }
+  segments_.erase(segments_.begin() + static_cast<std::ptrdiff_t>(i), segments_.end());
+  std::move(fresh.begin(), fresh.end(), std::back_inserter(segments_));
+  std::move(after.begin(), after.end(), std::back_inserter(segments_));
+
+  const std::uint64_t read_begin = begin > kMarginBytes ? begin - kMarginBytes : 0;
+  return std::min<std::uint64_t>(text.size(), end + kMarginBytes) - read_begin;
+}
+
+ParsedLog SegmentedLog::parsed() const {
+  std::vector<ParsedSegment> copies;
+  copies.reserve(segments_.size());
+  for (const auto& s : segments_) copies.push_back(s.results);
+  return merge_segments(std::move(copies), bytes_, lines_);
+}
+
+}  // namespace oomlens::analyzer

@@ -1,0 +1,63 @@
+// A log held in an editor, analysed so that an edit costs the bytes around
+// it, not the whole log again. The log is cut at line starts into segments of
+// about kSegmentBytes; each keeps the events and findings whose lines start
+// in it. An edit re-reads only the segments that lie within kMarginBytes of
+// it — everything a region of the analyzer can read around an anchor (its
+// lookback, lookahead and the cap on a region's size) — with that margin on
+// either side; the segments after it keep their results, moved by the
+// edit's change of bytes and lines. The merged result is the analysis of the
+// whole text (a test edits big logs at random and compares).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/analyzer.hpp"
+
+namespace oomlens::analyzer {
+
+// One replacement, in the offsets of the text before it.
+struct LogEdit {
+  std::uint64_t offset = 0;
+  std::uint64_t removed = 0;   // bytes of the old text replaced
+  std::uint64_t inserted = 0;  // bytes of the new text in their place
+};
+
+class SegmentedLog {
+ public:
+  static constexpr std::uint64_t kSegmentBytes = 8u << 20;
+  // More than a region can reach: 256 KiB of lookback and of lookahead, and a
+  // region cut at 2 MiB.
+  static constexpr std::uint64_t kMarginBytes = 3u << 20;
+
+  SegmentedLog() = default;
+  // Analyses `text` whole.
+  explicit SegmentedLog(std::string_view text);
+
+  // `text` is the new whole text: the old one with `edit` applied. Re-reads
+  // the segments the edit may change and returns how many bytes it read.
+  std::uint64_t apply(std::string_view text, const LogEdit& edit);
+
+  // The whole log's events and findings, as LogAnalyzer::finish_parsed() on the text.
+  ParsedLog parsed() const;
+
+ private:
+  struct Segment {
+    std::uint64_t begin = 0;       // a line start
+    std::uint64_t first_line = 1;  // the '\n' line `begin` is on
+    ParsedSegment results;
+  };
+
+  // Analyses text[begin, end) — both line starts, `first_line` at begin —
+  // reading kMarginBytes more on either side, into segments of about
+  // kSegmentBytes.
+  std::vector<Segment> analyse(std::string_view text, std::uint64_t begin, std::uint64_t end,
+                               std::uint64_t first_line) const;
+
+  std::vector<Segment> segments_;  // in order; empty for an empty log
+  std::uint64_t bytes_ = 0;
+  std::uint64_t lines_ = 0;
+};
+
+}  // namespace oomlens::analyzer
