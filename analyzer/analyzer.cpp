@@ -217,8 +217,9 @@ LogAnalyzer::~LogAnalyzer() = default;
 std::span<char> LogAnalyzer::prepare(std::size_t n) { return state_->stream.prepare(n); }
 void LogAnalyzer::commit(std::size_t n) { state_->stream.commit(n); }
 void LogAnalyzer::feed(std::string_view bytes) { state_->stream.feed(bytes); }
-void LogAnalyzer::feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release) {
-  state_->stream.feed_contiguous(input, std::move(release));
+void LogAnalyzer::feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release,
+                                  const std::function<bool(std::uint64_t)>& step) {
+  state_->stream.feed_contiguous(input, std::move(release), step);
 }
 
 std::vector<ParsedSegment> LogAnalyzer::finish_segments(std::uint64_t* bytes, std::uint64_t* lines) {

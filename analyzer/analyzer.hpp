@@ -71,7 +71,10 @@ class LogAnalyzer {
   void feed(std::string_view bytes);
   // The whole input in memory at once (a mapped file), read in place;
   // `release(offset, length)` is told which bytes are no longer needed.
-  void feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release);
+  // `step` as in LogStream::feed_contiguous: called after each megabyte with
+  // the bytes read; false stops the reading.
+  void feed_contiguous(std::string_view input, std::function<void(std::uint64_t, std::uint64_t)> release,
+                       const std::function<bool(std::uint64_t)>& step = {});
   Analysis finish();
   // The events and findings, not yet grouped (for analyze_job).
   ParsedLog finish_parsed();

@@ -4,12 +4,13 @@
 #include <cstring>
 #include <iterator>
 
+#include "analyzer/scan.hpp"
+
 namespace oomlens::analyzer {
 namespace {
 
 std::uint64_t newlines_in(std::string_view text, std::uint64_t begin, std::uint64_t end) {
-  return static_cast<std::uint64_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(begin),
-                                               text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+  return count_newlines(text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
 }
 
 // The start of the line `at` is on.
@@ -51,14 +52,54 @@ std::uint64_t lines_of(std::string_view text, std::uint64_t newlines) {
 
 }  // namespace
 
-SegmentedLog::SegmentedLog(std::string_view text) : bytes_(text.size()) {
+LogEdit compose(const LogEdit& first, const LogEdit& then) {
+  // In the middle text (after `first`), `first` changed [first.offset,
+  // first_end); `then` changes [then.offset, then_end). The union of both,
+  // mapped back through `first` for the original text.
+  const std::uint64_t first_end = first.offset + first.inserted;
+  const std::uint64_t then_end = then.offset + then.removed;
+  const std::uint64_t begin = std::min(first.offset, then.offset);
+  const std::uint64_t end = std::max(first_end, then_end);  // in the middle text
+  LogEdit out;
+  out.offset = begin;
+  // Middle-text bytes outside first's insertion are original bytes, offset by
+  // first's change of length.
+  out.removed = (end - begin) - first.inserted + first.removed;
+  out.inserted = (end - begin) - then.removed + then.inserted;
+  return out;
+}
+
+LogEdit edit_between(std::string_view before, std::string_view after) {
+  const std::size_t shorter = std::min(before.size(), after.size());
+  std::size_t prefix = 0;
+  // memcmp in blocks runs at memory speed; then byte by byte in the block that differs.
+  constexpr std::size_t kBlock = 4096;
+  while (prefix + kBlock <= shorter && std::memcmp(before.data() + prefix, after.data() + prefix, kBlock) == 0)
+    prefix += kBlock;
+  while (prefix < shorter && before[prefix] == after[prefix]) ++prefix;
+  std::size_t suffix = 0;
+  const std::size_t room = shorter - prefix;
+  while (suffix + kBlock <= room &&
+         std::memcmp(before.data() + before.size() - suffix - kBlock, after.data() + after.size() - suffix - kBlock,
+                     kBlock) == 0)
+    suffix += kBlock;
+  while (suffix < room && before[before.size() - suffix - 1] == after[after.size() - suffix - 1]) ++suffix;
+  return LogEdit{prefix, before.size() - prefix - suffix, after.size() - prefix - suffix};
+}
+
+SegmentedLog::SegmentedLog(std::string_view text, const std::atomic<bool>* stop,
+                           const std::function<void(double)>& progress)
+    : bytes_(text.size()) {
   if (text.empty()) return;
-  segments_ = analyse(text, 0, text.size(), 1);
+  segments_ = analyse(text, 0, text.size(), 1, stop, progress);
+  incomplete_ = stop && stop->load();
   lines_ = lines_of(text, newlines_in(text, 0, text.size()));
 }
 
 std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, std::uint64_t begin,
-                                                         std::uint64_t end, std::uint64_t first_line) const {
+                                                         std::uint64_t end, std::uint64_t first_line,
+                                                         const std::atomic<bool>* stop,
+                                                         const std::function<void(double)>& progress) const {
   const std::uint64_t window_begin = line_start_at_or_before(text, begin > kMarginBytes ? begin - kMarginBytes : 0);
   const std::uint64_t window_end = line_start_at_or_after(text, std::min<std::uint64_t>(text.size(), end + kMarginBytes));
   const std::uint64_t base_line = first_line - newlines_in(text, window_begin, begin);  // the line at window_begin
@@ -80,7 +121,14 @@ std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, 
   if (end < window_end) options.segment_starts.push_back(end - window_begin);
 
   LogAnalyzer analyzer(options);
-  analyzer.feed_contiguous(text.substr(window_begin, window_end - window_begin), [](std::uint64_t, std::uint64_t) {});
+  const std::uint64_t window = window_end - window_begin;
+  analyzer.feed_contiguous(
+      text.substr(window_begin, window), [](std::uint64_t, std::uint64_t) {},
+      [&](std::uint64_t read) {
+        if (stop && stop->load(std::memory_order_relaxed)) return false;
+        if (progress && (read >> 20) % 16 == 15) progress(static_cast<double>(read) / static_cast<double>(window));
+        return true;
+      });
   std::vector<ParsedSegment> found = analyzer.finish_segments();
   const std::size_t first = margin_before ? 1 : 0;
   for (std::size_t k = 0; k < inner.size(); ++k) {

@@ -9,7 +9,9 @@
 // whole text (a test edits big logs at random and compares).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +24,18 @@ struct LogEdit {
   std::uint64_t offset = 0;
   std::uint64_t removed = 0;   // bytes of the old text replaced
   std::uint64_t inserted = 0;  // bytes of the new text in their place
+  bool operator==(const LogEdit&) const = default;
 };
+
+// `first`, then `then` (in the offsets of the text `first` left), as one
+// replacement of the span both touched: edits made one after another (the
+// changes of one didChange, or of several versions) become one.
+LogEdit compose(const LogEdit& first, const LogEdit& then);
+
+// The smallest replacement that turns `before` into `after`: what differs
+// between their longest common prefix and suffix (a client that sends the
+// whole text on every change).
+LogEdit edit_between(std::string_view before, std::string_view after);
 
 class SegmentedLog {
  public:
@@ -32,8 +45,13 @@ class SegmentedLog {
   static constexpr std::uint64_t kMarginBytes = 3u << 20;
 
   SegmentedLog() = default;
-  // Analyses `text` whole.
-  explicit SegmentedLog(std::string_view text);
+  // Analyses `text` whole. `stop`, when given, stops the reading early (a
+  // newer version of the text arrived): the result is then incomplete()
+  // and must not be used. `progress` gets the fraction read, now and then.
+  explicit SegmentedLog(std::string_view text, const std::atomic<bool>* stop = nullptr,
+                        const std::function<void(double)>& progress = {});
+
+  bool incomplete() const { return incomplete_; }
 
   // `text` is the new whole text: the old one with `edit` applied. Re-reads
   // the segments the edit may change and returns how many bytes it read.
@@ -53,11 +71,13 @@ class SegmentedLog {
   // reading kMarginBytes more on either side, into segments of about
   // kSegmentBytes.
   std::vector<Segment> analyse(std::string_view text, std::uint64_t begin, std::uint64_t end,
-                               std::uint64_t first_line) const;
+                               std::uint64_t first_line, const std::atomic<bool>* stop = nullptr,
+                               const std::function<void(double)>& progress = {}) const;
 
   std::vector<Segment> segments_;  // in order; empty for an empty log
   std::uint64_t bytes_ = 0;
   std::uint64_t lines_ = 0;
+  bool incomplete_ = false;
 };
 
 }  // namespace oomlens::analyzer

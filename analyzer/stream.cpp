@@ -40,7 +40,7 @@ void LogStream::commit(std::size_t n) {
   scan_available(false);
 }
 
-void LogStream::feed_contiguous(std::string_view input, ReleaseFn release) {
+void LogStream::feed_contiguous(std::string_view input, ReleaseFn release, const StepFn& step) {
   // The input stays where it is (a memory-mapped file): no copy at all. Bytes
   // behind what a region may still need are handed to `release`, so the
   // caller can drop them from memory.
@@ -54,6 +54,7 @@ void LogStream::feed_contiguous(std::string_view input, ReleaseFn release) {
     size_ = std::min(input.size(), size_ + kStep);
     last_byte_newline_ = bytes_[size_ - 1] == '\n';
     scan_available(false);
+    if (step && !step(size_)) break;
   }
 }
 

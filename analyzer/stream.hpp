@@ -87,7 +87,10 @@ class LogStream {
   void feed(std::string_view bytes);
   // The whole input at once, read in place (a mapped file); use instead of
   // prepare/commit/feed, then call finish().
-  void feed_contiguous(std::string_view input, ReleaseFn release);
+  // `step`, when given, is called after each megabyte read with the bytes
+  // read so far; returning false stops the reading there (the rest unread).
+  using StepFn = std::function<bool(std::uint64_t)>;
+  void feed_contiguous(std::string_view input, ReleaseFn release, const StepFn& step = {});
   // End of input: scans what is left and emits the last region.
   void finish();
 

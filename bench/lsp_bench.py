@@ -3,7 +3,7 @@
 
     bench/lsp_bench.py [--size 100M] [--runs 5] [--init-runs 20] [--requests 200]
                        [--warmup 1] [--log FILE] [--oomlens PATH] [--gen PATH]
-                       [--only init,push,pull]
+                       [--only init,push,pull,edit] [--edits 20]
 
 Starts the real `oomlens lsp` over pipes (one fresh process per run, speaking
 JSON-RPC through tests/lsp_e2e/lsp_client.py) and reports medians of:
@@ -15,6 +15,10 @@ JSON-RPC through tests/lsp_e2e/lsp_client.py) and reports medians of:
   `publishDiagnostics`, for a client without pull diagnostics;
 - pull: the same to the answer of a `textDocument/diagnostic` request written
   right behind the `didOpen`, for a client with pull diagnostics;
+- edit: with the log open and analysed, --edits one-line edits (a line
+  typed in at spread-out places, one at a time, as a user types), each from
+  the first byte of its incremental `didChange` to the `publishDiagnostics`
+  of that version;
 - codeAction and hover: p50 and p99 latency over --requests sequential
   requests each on the log's OOM lines (push runs);
 - memory: VmRSS of the server once the document is open and analysed, minus
@@ -334,6 +338,42 @@ def measure_document(binary: str, did_open: bytes, uri: str, doc_bytes: int, pul
     return r
 
 
+def measure_edits(binary: str, did_open: bytes, uri: str, lines: int, edits: int) -> list[float]:
+    """Milliseconds from each didChange to the publishDiagnostics of its version."""
+    s = start(binary, False)
+    times = []
+    try:
+        s.settle(0.1)
+        mark = s.mark()
+        s.send_raw(did_open)
+
+        def published_version(version: int, after: int):
+            def find():
+                for m in s.messages[after:]:
+                    if (m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                            and m["params"].get("version") == version):
+                        return m
+                return None
+            return find
+        s.wait_for(published_version(1, mark), 120, "publishDiagnostics of the opened log")
+        for k in range(edits):
+            version = k + 2
+            line = (k * 7919 + 13) * lines // (edits * 7919 + 29)  # spread over the log, not in order
+            change = LspServer.notification_bytes("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": line, "character": 0},
+                                              "end": {"line": line, "character": 0}},
+                                    "text": f"edit {k}: step {k} loss 2.5\n"}]})
+            mark = s.mark()
+            t0 = time.perf_counter()
+            s.send_raw(change)
+            message = s.wait_for(published_version(version, mark), 60, f"publishDiagnostics of version {version}")
+            times.append((s.arrived(message) - t0) * 1000)
+    finally:
+        stop(s)
+    return times
+
+
 # ----------------------------------------------------------------------- main
 
 def machine() -> str:
@@ -382,10 +422,11 @@ def main() -> int:
     ap.add_argument("--init-runs", type=int, default=20, help="initialize round trips (default 20)")
     ap.add_argument("--requests", type=int, default=200, help="hover and codeAction requests per run (default 200)")
     ap.add_argument("--warmup", type=int, default=1, help="unrecorded runs before each scenario (default 1)")
-    ap.add_argument("--only", default="init,push,pull", help="scenarios to run: init,push,pull")
+    ap.add_argument("--only", default="init,push,pull,edit", help="scenarios to run: init,push,pull,edit")
+    ap.add_argument("--edits", type=int, default=20, help="edits in the edit scenario (default 20)")
     args = ap.parse_args()
     scenarios = {x.strip() for x in args.only.split(",") if x.strip()}
-    if not scenarios <= {"init", "push", "pull"}:
+    if not scenarios <= {"init", "push", "pull", "edit"}:
         fail(f"unknown scenario in --only: {args.only}")
     if args.runs < 1 or args.init_runs < 1:
         fail("--runs and --init-runs must be at least 1")
@@ -402,6 +443,8 @@ def main() -> int:
     # What an editor holds: the file decoded as UTF-8 (invalid bytes replaced).
     text = raw.decode("utf-8", errors="replace")
     doc_bytes = len(text.encode("utf-8"))
+    # LSP lines: '\n', '\r\n' and bare '\r' each end one.
+    lsp_lines = text.count("\n") + text.count("\r") - text.count("\r\n")
     uri = "file://" + log_path
     did_open = LspServer.notification_bytes("textDocument/didOpen", {"textDocument": {
         "uri": uri, "languageId": "log", "version": 1, "text": text}})
@@ -465,6 +508,14 @@ def main() -> int:
         out(f"{mode}: VmRSS - document: median {statistics.median(beyond):.1f} MiB "
             f"(VmRSS {statistics.median(r.rss['VmRSS'] for r in results) / 1024:.1f} MiB, "
             f"peak VmHWM {statistics.median(r.rss['VmHWM'] for r in results) / 1024:.1f} MiB)")
+        out()
+
+    if "edit" in scenarios:
+        times = measure_edits(binary, did_open, uri, lsp_lines, args.edits)
+        med = statistics.median(times)
+        out(f"edit: {len(times)} one-line edits of the open log, didChange -> publishDiagnostics: median {med:.1f} ms, "
+            f"min {min(times):.1f}, max {max(times):.1f} (the first {times[0]:.1f})")
+        rows.append((f"{human(doc_bytes)} one-line edit -> publishDiagnostics (median)", f"{med:.1f} ms", "", ""))
         out()
 
     if push_results and args.requests:

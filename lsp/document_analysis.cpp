@@ -124,7 +124,8 @@ rules::LogReport analyze_text_report(std::string_view text, const Settings& sett
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
-                                                         std::shared_ptr<const DocumentAnalysis> previous) {
+                                                         std::shared_ptr<const DocumentAnalysis> previous,
+                                                         const LogBase& base) {
   auto a = std::make_shared<DocumentAnalysis>();
   a->doc = doc;
   a->encoding = encoding;
@@ -135,18 +136,50 @@ std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot&
   }
   if (doc->kind != DocumentKind::log) return a;
 
-  analyzer::LogAnalyzer analyzer;
-  constexpr std::size_t kPiece = 1 << 20;
   std::string_view text = doc->text;
-  for (std::size_t at = 0; at < text.size(); at += kPiece) {
+  analyzer::Analysis analysis;
+  if (text.size() >= kSegmentedLogBytes) {
+    // Superseded while it waited its turn (a burst of keystrokes): the next
+    // version's analysis follows the edits from the same base.
+    if (base.log && cancelled.load(std::memory_order_relaxed)) {
+      a->cancelled = true;
+      return a;
+    }
+    if (base.log && !base.edit) {
+      a->segmented = base.log;  // the same text
+    } else if (base.log) {
+      auto updated = std::make_shared<analyzer::SegmentedLog>(*base.log);
+      updated->apply(text, *base.edit);
+      a->segmented = std::move(updated);
+    } else {
+      auto whole = std::make_shared<analyzer::SegmentedLog>(text, &cancelled, progress);
+      if (whole->incomplete()) {
+        a->cancelled = true;
+        return a;
+      }
+      a->segmented = std::move(whole);
+    }
+    // Superseded: the segmented analysis is still this version's and is kept
+    // (text_sync.cpp), but the report would never be published.
     if (cancelled.load(std::memory_order_relaxed)) {
       a->cancelled = true;
       return a;
     }
-    analyzer.feed(text.substr(at, kPiece));
-    if (progress && (at / kPiece) % 16 == 15) progress(static_cast<double>(at) / static_cast<double>(text.size()));
+    analysis = analyzer::analysis_of(a->segmented->parsed());
+  } else {
+    analyzer::LogAnalyzer analyzer;
+    constexpr std::size_t kPiece = 1 << 20;
+    for (std::size_t at = 0; at < text.size(); at += kPiece) {
+      if (cancelled.load(std::memory_order_relaxed)) {
+        a->cancelled = true;
+        return a;
+      }
+      analyzer.feed(text.substr(at, kPiece));
+      if (progress && (at / kPiece) % 16 == 15) progress(static_cast<double>(at) / static_cast<double>(text.size()));
+    }
+    analysis = analyzer.finish();
   }
-  a->report = rules::diagnose_log(analyzer.finish(), settings.rules);
+  a->report = rules::diagnose_log(std::move(analysis), settings.rules);
   for (std::size_t i = 0; i < a->report.incidents.size(); ++i) a->diagnostics.push_back(incident_diagnostic(*a, i));
   for (std::size_t i = 0; i < a->report.findings.size(); ++i) a->diagnostics.push_back(finding_diagnostic(*a, i));
   return a;

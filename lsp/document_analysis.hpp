@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/python/script.hpp"
+#include "analyzer/segmented_log.hpp"
 #include "lsp/capabilities.hpp"
 #include "lsp/documents.hpp"
 #include "rules/diagnosis.hpp"
@@ -26,6 +27,9 @@ struct DocumentAnalysis {
   DocumentSnapshot doc;
   PositionEncoding encoding = PositionEncoding::utf16;
   rules::LogReport report;              // log documents; empty otherwise
+  // Large log documents: the analysis kept by segment, which the next
+  // version's analysis updates around the edit instead of reading it all.
+  std::shared_ptr<const analyzer::SegmentedLog> segmented;
   // Python documents: the parsed script (kept for the next version's
   // incremental parse) and the source rules' diagnostics, in the order of
   // `diagnostics` after the syntax error (if any).
@@ -43,14 +47,28 @@ struct DocumentAnalysis {
   bool cancelled = false;               // superseded while running: never published
 };
 
+// Logs from this size on are analysed by segment (DocumentAnalysis::segmented):
+// below it a whole analysis takes less than re-reading the margins around an edit.
+constexpr std::uint64_t kSegmentedLogBytes = 2 * analyzer::SegmentedLog::kSegmentBytes;
+
+// An earlier version's segmented analysis of a log document and the edit
+// that turns that version's text into the one analysed now (none: the same
+// text, re-analysed for new settings).
+struct LogBase {
+  std::shared_ptr<const analyzer::SegmentedLog> log;
+  std::optional<analyzer::LogEdit> edit;
+};
+
 // Analyses a document. `cancelled` is polled between pieces of the text;
 // `progress(fraction)` is called now and then for large documents.
 // `previous`, an earlier analysis of the same document, lets a script be
-// re-parsed incrementally.
+// re-parsed incrementally; `base` lets a large log be re-read only around
+// an edit.
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
-                                                         std::shared_ptr<const DocumentAnalysis> previous = nullptr);
+                                                         std::shared_ptr<const DocumentAnalysis> previous = nullptr,
+                                                         const LogBase& base = {});
 
 // Analyses text that is not a document (a selection, a terminal).
 rules::LogReport analyze_text_report(std::string_view text, const Settings& settings, const std::atomic<bool>& cancelled);

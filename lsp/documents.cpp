@@ -30,6 +30,7 @@ std::string extension_of(std::string_view uri) {
 struct Edited {
   std::string text;
   std::optional<LineStarts> lines;  // of `text`, when known
+  std::optional<analyzer::LogEdit> edit;  // log documents: all the changes as one replacement
   std::string error;  // empty on success
 };
 
@@ -57,9 +58,13 @@ Edited apply_changes(const Document& base, std::vector<TextChange>& changes, Pos
   Edited edited;
   // Until a change lands, the text is base's and its cached index serves.
   bool text_is_base = true;
+  // A log's analysis re-reads only around what changed (analyzer/segmented_log.hpp).
+  const bool track = base.kind == DocumentKind::log;
+  auto record = [&](const analyzer::LogEdit& e) { edited.edit = edited.edit ? analyzer::compose(*edited.edit, e) : e; };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     TextChange& change = changes[i];
     if (!change.range) {
+      if (track) record(analyzer::edit_between(text_is_base ? std::string_view(base.text) : edited.text, change.text));
       edited.text = std::move(change.text);
       edited.lines = std::move(change.lines);
       text_is_base = false;
@@ -86,6 +91,7 @@ Edited apply_changes(const Document& base, std::vector<TextChange>& changes, Pos
     }
     edited.text.replace(*begin, *end - *begin, change.text);
     edited.lines.reset();
+    if (track) record(analyzer::LogEdit{*begin, *end - *begin, change.text.size()});
   }
   if (text_is_base) edited.text = base.text;
   return edited;
@@ -114,11 +120,11 @@ Document::Document(std::string uri_, std::string language_id_, std::int64_t vers
       version(version_),
       text(std::move(text_)),
       kind(classify_document(uri, language_id)) {
-  if (lines) std::call_once(lines_once_, [&] { lines_ = std::make_unique<const LineIndex>(text, std::move(*lines)); });
+  if (lines) std::call_once(lines_once_, [&] { lines_ = std::make_unique<LineIndex>(text, std::move(*lines)); });
 }
 
 const LineIndex& Document::lines() const {
-  std::call_once(lines_once_, [this] { lines_ = std::make_unique<const LineIndex>(text); });
+  std::call_once(lines_once_, [this] { lines_ = std::make_unique<LineIndex>(text); });
   return *lines_;
 }
 
@@ -137,8 +143,7 @@ PositionEncoding DocumentStore::position_encoding() const {
 DocumentSnapshot DocumentStore::open(std::string uri, std::string language_id, std::int64_t version,
                                      std::string text, std::optional<LineStarts> lines) {
   std::lock_guard writer(write_mutex_);
-  auto document =
-      std::make_shared<const Document>(uri, std::move(language_id), version, std::move(text), std::move(lines));
+  auto document = std::make_shared<Document>(uri, std::move(language_id), version, std::move(text), std::move(lines));
   std::lock_guard lock(map_mutex_);
   documents_.insert_or_assign(std::move(uri), document);
   return document;
@@ -146,25 +151,59 @@ DocumentSnapshot DocumentStore::open(std::string uri, std::string language_id, s
 
 ChangeResult DocumentStore::change(std::string_view uri, std::int64_t version, std::vector<TextChange> changes) {
   std::lock_guard writer(write_mutex_);
-  DocumentSnapshot base;
+  std::shared_ptr<Document> base;
   PositionEncoding encoding;
   {
     std::lock_guard lock(map_mutex_);
     if (auto it = documents_.find(uri); it != documents_.end()) base = it->second;
     encoding = encoding_;
   }
-  if (!base) return {nullptr, fmt::format("{} is not open", uri)};
+  if (!base) return {nullptr, fmt::format("{} is not open", uri), std::nullopt};
   if (version <= base->version) {
-    return {nullptr, fmt::format("{}: version {} is not above the current version {}", uri, version, base->version)};
+    return {nullptr, fmt::format("{}: version {} is not above the current version {}", uri, version, base->version),
+            std::nullopt};
+  }
+  if (changes.size() == 1 && changes[0].range) {
+    std::lock_guard lock(map_mutex_);
+    InPlace done = change_in_place(base, version, changes[0]);
+    if (!done.error.empty())
+      return {nullptr, fmt::format("{} (version {}): change 1 of 1: {}", uri, version, done.error), std::nullopt};
+    if (done.document) {
+      documents_.insert_or_assign(done.document->uri, done.document);
+      std::optional<analyzer::LogEdit> edit;
+      if (done.document->kind == DocumentKind::log) edit = done.edit;
+      return {done.document, "", edit};
+    }
   }
   Edited edited = apply_changes(*base, changes, encoding);
-  if (!edited.error.empty()) return {nullptr, fmt::format("{} (version {}): {}", uri, version, edited.error)};
+  if (!edited.error.empty()) return {nullptr, fmt::format("{} (version {}): {}", uri, version, edited.error), std::nullopt};
 
-  auto document = std::make_shared<const Document>(base->uri, base->language_id, version, std::move(edited.text),
-                                                  std::move(edited.lines));
+  auto document = std::make_shared<Document>(base->uri, base->language_id, version, std::move(edited.text),
+                                             std::move(edited.lines));
   std::lock_guard lock(map_mutex_);
   documents_.insert_or_assign(base->uri, document);
-  return {document, ""};
+  return {document, "", edited.edit};
+}
+
+DocumentStore::InPlace DocumentStore::change_in_place(std::shared_ptr<Document>& base, std::int64_t version,
+                                                      TextChange& change) {
+  // The map's reference and `base`: no snapshot elsewhere, and none can be
+  // taken while map_mutex_ is held. Small texts are simply copied.
+  if (base.use_count() != 2 || base->text.size() < kInPlaceFromBytes) return {};
+  const LineIndex& index = base->lines();
+  std::string why;
+  auto begin = resolve(index, change.range->start, encoding_, "start", why);
+  auto end = begin ? resolve(index, change.range->end, encoding_, "end", why) : std::nullopt;
+  if (!begin || !end) return {nullptr, {}, why};
+  if (*begin > *end) return {nullptr, {}, "range start is after its end"};
+  analyzer::LogEdit edit{*begin, *end - *begin, change.text.size()};
+  std::string text = std::move(base->text);
+  LineStarts starts = std::move(*base->lines_).take_starts();
+  text.replace(*begin, *end - *begin, change.text);
+  starts.replace(text, *begin, *end - *begin, change.text.size());
+  auto document = std::make_shared<Document>(base->uri, base->language_id, version, std::move(text), std::move(starts));
+  base.reset();  // emptied: nothing may read it again
+  return {std::move(document), edit, {}};
 }
 
 bool DocumentStore::close(std::string_view uri) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/segmented_log.hpp"
 #include "lsp/positions.hpp"
 
 namespace oomlens::lsp {
@@ -45,7 +46,10 @@ class Document {
   const std::string uri;
   const std::string language_id;
   const std::int64_t version;
-  const std::string text;
+  // Not const only so that the store can hand a large text on to the next
+  // version when no snapshot of this one is left (DocumentStore::change);
+  // everyone else sees documents through DocumentSnapshot.
+  std::string text;
   const DocumentKind kind;
 
   // Built on first use (many documents are never asked for positions);
@@ -53,8 +57,9 @@ class Document {
   const LineIndex& lines() const;
 
  private:
+  friend class DocumentStore;
   mutable std::once_flag lines_once_;
-  mutable std::unique_ptr<const LineIndex> lines_;
+  mutable std::unique_ptr<LineIndex> lines_;
 };
 
 using DocumentSnapshot = std::shared_ptr<const Document>;
@@ -71,11 +76,17 @@ struct TextChange {
 struct ChangeResult {
   DocumentSnapshot document;  // null on failure
   std::string error;          // empty on success
+  // Log documents: the changes as one replacement of the text before them.
+  std::optional<analyzer::LogEdit> edit;
   explicit operator bool() const { return document != nullptr; }
 };
 
 class DocumentStore {
  public:
+  // From this size on, a single ranged change is made in place when it can
+  // be (change_in_place); smaller texts are copied.
+  static constexpr std::size_t kInPlaceFromBytes = 1 << 20;
+
   explicit DocumentStore(PositionEncoding encoding = PositionEncoding::utf16);
 
   // The encoding negotiated in initialize; ranges in changes use it.
@@ -90,6 +101,20 @@ class DocumentStore {
   // unknown URI, a version not above the current one, or a range that is
   // inverted, splits a character or starts/ends on a line past the end.
   ChangeResult change(std::string_view uri, std::int64_t version, std::vector<TextChange> changes);
+
+ private:
+  // One ranged change applied to the text in place, when nothing but the
+  // store holds the document (map_mutex_ held): a keystroke in a 100 MiB log
+  // then moves its tail instead of copying it whole, and its line index is
+  // updated instead of built again. No document when that cannot be.
+  struct InPlace {
+    std::shared_ptr<Document> document;
+    analyzer::LogEdit edit;
+    std::string error;  // the change's range does not fit the text
+  };
+  InPlace change_in_place(std::shared_ptr<Document>& base, std::int64_t version, TextChange& change);
+
+ public:
   // False when the document was not open.
   bool close(std::string_view uri);
 
@@ -103,7 +128,8 @@ class DocumentStore {
   // edit of a large document.
   std::mutex write_mutex_;
   mutable std::mutex map_mutex_;
-  std::map<std::string, DocumentSnapshot, std::less<>> documents_;
+  // Not const: see Document::text.
+  std::map<std::string, std::shared_ptr<Document>, std::less<>> documents_;
   PositionEncoding encoding_;
 };
 

@@ -104,6 +104,58 @@ LineStarts LineStartsBuilder::finish() && {
   return std::move(starts_);
 }
 
+void LineStarts::replace(std::string_view text, std::size_t offset, std::size_t removed, std::size_t inserted) {
+  // The '\n' lines a..b of the old text hold the replaced bytes (and a '\r'
+  // just before them, which a '\n' typed after it would pair with); they
+  // span [newline[a], old_end) there and [newline[a], new_end) now.
+  const std::size_t a = static_cast<std::size_t>(std::upper_bound(newline.begin(), newline.end(), offset) - newline.begin()) - 1;
+  const std::size_t b = static_cast<std::size_t>(std::upper_bound(newline.begin(), newline.end(), offset + removed) - newline.begin()) - 1;
+  const std::ptrdiff_t delta = static_cast<std::ptrdiff_t>(inserted) - static_cast<std::ptrdiff_t>(removed);
+  const std::size_t begin = newline[a];
+  const std::size_t new_end = b + 1 < newline.size() ? static_cast<std::size_t>(static_cast<std::ptrdiff_t>(newline[b + 1]) + delta)
+                                                     : text.size();
+
+  LineStartsBuilder builder;
+  std::string_view region = text.substr(begin, new_end - begin);
+  for (std::size_t i = 0; i < region.size(); ++i)
+    if (region[i] == '\n' || region[i] == '\r') builder.line_end(region[i], i);
+  LineStarts fresh = std::move(builder).finish();
+  // The region's last start, when it ends in '\n', is line b + 1's: kept below.
+  if (b + 1 < newline.size()) fresh.newline.pop_back();
+
+  // Bare '\r's before line a, and in lines a..b before and after.
+  auto first_redrawn_from = [&](std::size_t line) {
+    return std::lower_bound(redrawn.begin(), redrawn.end(), line,
+                            [](const Redrawn& r, std::size_t n) { return r.newline_line < n; });
+  };
+  auto from = first_redrawn_from(a), to = first_redrawn_from(b + 1);
+  const std::size_t crs_before = from == redrawn.end() ? (redrawn.empty() ? 0 : redrawn.back().before + redrawn.back().count)
+                                                       : from->before;
+  std::size_t old_crs = 0;
+  for (auto it = from; it != to; ++it) old_crs += it->count;
+  std::size_t new_crs = 0;
+  for (auto& r : fresh.redrawn) {
+    r.newline_line += a;
+    r.before += crs_before;
+    new_crs += r.count;
+  }
+  const std::ptrdiff_t line_delta = static_cast<std::ptrdiff_t>(fresh.newline.size()) - static_cast<std::ptrdiff_t>(b + 1 - a);
+  const std::ptrdiff_t cr_delta = static_cast<std::ptrdiff_t>(new_crs) - static_cast<std::ptrdiff_t>(old_crs);
+  for (auto it = to; it != redrawn.end(); ++it) {
+    it->newline_line = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(it->newline_line) + line_delta);
+    it->before = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(it->before) + cr_delta);
+  }
+  const auto from_at = from - redrawn.begin();
+  redrawn.erase(from, to);
+  redrawn.insert(redrawn.begin() + from_at, fresh.redrawn.begin(), fresh.redrawn.end());
+
+  for (std::size_t k = b + 1; k < newline.size(); ++k)
+    newline[k] = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(newline[k]) + delta);
+  for (auto& start : fresh.newline) start += begin;  // fresh.newline[0] is line a's start
+  newline.erase(newline.begin() + static_cast<std::ptrdiff_t>(a), newline.begin() + static_cast<std::ptrdiff_t>(b + 1));
+  newline.insert(newline.begin() + static_cast<std::ptrdiff_t>(a), fresh.newline.begin(), fresh.newline.end());
+}
+
 LineIndex::LineIndex(std::string_view text, LineStarts starts) : text_(text), starts_(std::move(starts)) {}
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {

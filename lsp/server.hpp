@@ -130,7 +130,20 @@ class Server {
     std::shared_ptr<const DocumentAnalysis> last;   // the latest finished one (incremental re-parse)
     std::shared_ptr<std::atomic<bool>> cancel;
     std::vector<std::pair<PendingPtr, std::function<void(const DocumentAnalysis&)>>> waiting;
+    // Large logs: the latest segmented analysis (of `segmented_version`) and
+    // each accepted change since, as (version, one replacement of the text
+    // before it), so that the next analysis re-reads only around them.
+    std::shared_ptr<const analyzer::SegmentedLog> segmented;
+    std::int64_t segmented_version = 0;
+    std::vector<std::pair<std::int64_t, analyzer::LogEdit>> edits;
+    std::uint64_t opening = 0;  // counts didOpens: a result for an earlier opening's text is not kept
+    bool whole_read_running = false;  // a large log's first, whole read is under way
+    DocumentSnapshot deferred;        // the version waiting for it
   };
+  void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, LogBase base, bool whole);
+  // The base for analysing `doc` (text_sync.cpp), empty when there is none.
+  LogBase log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const;
+  void keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening);
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;
   std::int64_t progress_tokens_ = 0;
   std::vector<StringLines>* string_lines_ = nullptr;  // of the notification being handled

@@ -33,6 +33,11 @@ void Server::did_open(json& params) {
   std::string text = std::move(member(doc, "text", vt::string).get_ref<std::string&>());
   auto lines = take_string_lines(text);
   auto snapshot = documents_.open(std::move(uri), std::move(language), version, std::move(text), std::move(lines));
+  // Opening replaces the text: nothing of an earlier opening's analysis applies.
+  AnalysisSlot& slot = analyses_[snapshot->uri];
+  slot.segmented.reset();
+  slot.edits.clear();
+  ++slot.opening;
   schedule_analysis(snapshot);
 }
 
@@ -51,13 +56,36 @@ void Server::did_change(json& params) {
     }
     changes.push_back(std::move(change));
   }
+  // The finished analysis of the version being replaced holds its text; let
+  // go of it first so that the store can edit a large text in place.
+  bool released = false;
+  if (auto it = analyses_.find(uri); it != analyses_.end() && it->second.ready &&
+                                     it->second.ready->doc->text.size() >= DocumentStore::kInPlaceFromBytes) {
+    it->second.ready.reset();
+    released = true;
+  }
   auto result = documents_.change(uri, version, std::move(changes));
   if (!result) {
+    // Analysed again (from its segments: at once), so that requests on the
+    // unchanged text are answered.
+    if (auto current = documents_.get(uri); released && current) schedule_analysis(current);
     // Applying part of an edit would silently corrupt the text: the client
     // must resend the document. Say so where the user can see it.
     io_.log(fmt::format("didChange for {} rejected: {}", uri, result.error));
     notify("window/logMessage", {{"type", 1}, {"message", fmt::format("oomlens: change to {} rejected: {}", uri, result.error)}});
     return;
+  }
+  if (result.edit) {
+    AnalysisSlot& slot = analyses_[uri];
+    slot.edits.emplace_back(version, *result.edit);
+    // A log typed into for hours with no analysis finishing: start over
+    // from a whole analysis rather than keep every keystroke.
+    constexpr std::size_t kMaxEdits = 4096;
+    if (slot.edits.size() > kMaxEdits) {
+      slot.segmented.reset();
+      slot.edits.clear();
+      ++slot.opening;  // and a read under way for an earlier version has no edits to follow it
+    }
   }
   schedule_analysis(result.document);
 }
@@ -107,6 +135,21 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   slot.ready.reset();
   slot.cancel = std::make_shared<std::atomic<bool>>(false);
 
+  LogBase base = log_base(slot, doc);
+  // A large log with no segments yet is read whole once, to the end even if
+  // the user types on (its segments serve every later version); the
+  // versions that arrive meanwhile wait for it instead of each starting a
+  // whole read of their own.
+  const bool whole = doc->kind == DocumentKind::log && doc->text.size() >= kSegmentedLogBytes && !base.log;
+  if (whole && slot.whole_read_running) {
+    slot.deferred = doc;
+    return;
+  }
+  if (whole) slot.whole_read_running = true;
+  start_analysis(slot, doc, std::move(base), whole);
+}
+
+void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, LogBase base, bool whole) {
   auto cancel = slot.cancel;
   Settings settings = settings_;
   PositionEncoding encoding = client_.encoding;
@@ -118,7 +161,8 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
     bool ended = false;  // the analysis finished: a late acknowledgement starts nothing
   };
   std::shared_ptr<Progress> progress_state;
-  if (client_.work_done_progress && doc->text.size() >= settings.progress_threshold_bytes) {
+  // An update of a segmented log reads a few megabytes: no progress for it.
+  if (client_.work_done_progress && doc->text.size() >= settings.progress_threshold_bytes && !base.log) {
     progress_state = std::make_shared<Progress>();
     progress_state->token = fmt::format("oomlens-analysis-{}", ++progress_tokens_);
     send_request("window/workDoneProgress/create", {{"token", progress_state->token}},
@@ -138,12 +182,29 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
                             {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
     });
   };
-  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last] {
-    auto analysis = analyze_document(doc, settings, encoding, *cancel, progress, previous);
-    io_.run_on_protocol([this, analysis, progress_state, cancel] {
+  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
+                         base = std::move(base), opening = slot.opening, whole] {
+    static const std::atomic<bool> never{false};
+    auto analysis = analyze_document(doc, settings, encoding, whole ? never : *cancel, progress, previous, base);
+    io_.run_on_protocol([this, analysis, progress_state, cancel, opening, whole] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
         progress_state->ended = true;  // no report may follow the end
+      }
+      // Even a superseded analysis leaves its version's segments for the next.
+      keep_segmented(*analysis, opening);
+      if (whole) {
+        auto it = analyses_.find(analysis->doc->uri);
+        if (it != analyses_.end()) {
+          it->second.whole_read_running = false;
+          // The latest version, waiting for this read: it now has a base.
+          if (auto next = std::move(it->second.deferred); next && next->version == it->second.version) {
+            LogBase next_base = log_base(it->second, next);
+            const bool again = !next_base.log;  // the read's result was not kept (the document was reopened)
+            it->second.whole_read_running = again;
+            start_analysis(it->second, next, std::move(next_base), again);
+          }
+        }
       }
       // Superseded, closed or shut down after its last cancellation check:
       // drop it. The version check in on_analysis_done is not enough, since a
@@ -153,6 +214,29 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
       on_analysis_done(analysis);
     });
   });
+}
+
+LogBase Server::log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const {
+  if (doc->kind != DocumentKind::log || !slot.segmented || slot.segmented_version > doc->version) return {};
+  LogBase base{slot.segmented, std::nullopt};
+  for (const auto& [version, edit] : slot.edits) {
+    if (version <= slot.segmented_version || version > doc->version) continue;
+    base.edit = base.edit ? analyzer::compose(*base.edit, edit) : edit;
+  }
+  // Changed but no edit recorded for it: the text cannot be matched up.
+  if (!base.edit && slot.segmented_version != doc->version) return {};
+  return base;
+}
+
+void Server::keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening) {
+  auto it = analyses_.find(analysis.doc->uri);
+  if (!analysis.segmented || it == analyses_.end()) return;
+  AnalysisSlot& slot = it->second;
+  if (slot.opening != opening || analysis.segmented->incomplete()) return;
+  if (slot.segmented && slot.segmented_version >= analysis.doc->version) return;
+  slot.segmented = analysis.segmented;
+  slot.segmented_version = analysis.doc->version;
+  std::erase_if(slot.edits, [&](const auto& e) { return e.first <= slot.segmented_version; });
 }
 
 void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) {

@@ -2,9 +2,11 @@
 // whole new text gives, while reading only the segments around each edit.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "analyzer/analyzer.hpp"
 #include "analyzer/segmented_log.hpp"
@@ -96,4 +98,67 @@ TEST_CASE("a segmented log of a small text, emptied and filled again") {
   CHECK(segmented_summary(log) == fresh_summary(text));
   edit(text, log, 0, 0, mixed_log(200u << 10, 4));
   CHECK(segmented_summary(log) == fresh_summary(text));
+}
+
+namespace {
+
+std::string applied(std::string text, const LogEdit& e, std::string_view inserted) {
+  return text.replace(e.offset, e.removed, inserted);
+}
+
+}  // namespace
+
+TEST_CASE("edits made one after another compose into one replacement") {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    INFO("round " << round);
+    std::string before(rng() % 40, 'a');
+    for (auto& c : before) c = static_cast<char>('a' + rng() % 3);
+    auto random_edit = [&](const std::string& text) {
+      LogEdit e;
+      e.offset = rng() % (text.size() + 1);
+      e.removed = rng() % (text.size() - e.offset + 1);
+      e.inserted = rng() % 5;
+      return e;
+    };
+    LogEdit first = random_edit(before);
+    std::string middle = applied(before, first, std::string(first.inserted, 'x'));
+    LogEdit then = random_edit(middle);
+    std::string after = applied(middle, then, std::string(then.inserted, 'y'));
+    LogEdit both = compose(first, then);
+    REQUIRE(both.offset + both.removed <= before.size());
+    // The composed edit, replaying the bytes of `after` it names, gives `after`.
+    CHECK(applied(before, both, std::string_view(after).substr(both.offset, both.inserted)) == after);
+    // And it is no smaller than the minimal one.
+    LogEdit minimal = edit_between(before, after);
+    CHECK(applied(before, minimal, std::string_view(after).substr(minimal.offset, minimal.inserted)) == after);
+    CHECK(minimal.removed <= both.removed);
+    CHECK(minimal.inserted <= both.inserted);
+  }
+}
+
+TEST_CASE("the edit between two texts is what differs between their common prefix and suffix") {
+  CHECK(edit_between("", "") == LogEdit{0, 0, 0});
+  CHECK(edit_between("abc", "abc") == LogEdit{3, 0, 0});
+  CHECK(edit_between("abc", "abXc") == LogEdit{2, 0, 1});
+  CHECK(edit_between("aaaa", "aa") == LogEdit{2, 2, 0});
+  CHECK(edit_between("", "new") == LogEdit{0, 0, 3});
+  // Across memcmp blocks: a change in the middle of 20,000 bytes.
+  std::string big(20000, 'q');
+  std::string changed = big;
+  changed.replace(12345, 3, "XYZW");
+  CHECK(edit_between(big, changed) == LogEdit{12345, 3, 4});
+}
+
+TEST_CASE("a segmented analysis stopped early says it is incomplete") {
+  std::string text = mixed_log(24u << 20, 8);
+  std::atomic<bool> stop{true};
+  SegmentedLog stopped(text, &stop);
+  CHECK(stopped.incomplete());
+  std::atomic<bool> go{false};
+  std::vector<double> seen;
+  SegmentedLog whole(text, &go, [&](double f) { seen.push_back(f); });
+  CHECK_FALSE(whole.incomplete());
+  CHECK_FALSE(seen.empty());
+  CHECK(segmented_summary(whole) == fresh_summary(text));
 }

@@ -260,3 +260,46 @@ TEST_CASE("DocumentStore keeps snapshots consistent under concurrent edits and r
   CHECK(reads > 0);
   CHECK(store.get(kUri)->lines().line_count() == kEdits + 1);
 }
+
+TEST_CASE("DocumentStore edits a large text in place only when no snapshot of it is held") {
+  // Two MiB of lines ending in \n, \r\n and bare \r, with non-ASCII text.
+  std::string text;
+  for (int i = 0; text.size() < (2u << 20); ++i)
+    text += i % 3 == 0 ? "step " + std::to_string(i) + " ö\n" : i % 3 == 1 ? "bar 50%\r" : "loss 2.5\r\n";
+  const std::string original = text;
+  DocumentStore store;
+  store.open(kUri, "log", 1, text);
+  std::string expected = text;
+  // Line 1000 has content on every kind of line; the edit spans two lines.
+  const std::size_t at = LineIndex(expected).line_start(1000);
+  const std::size_t to = LineIndex(expected).line_start(1001) + 2;
+  expected.replace(at + 1, to - (at + 1), "XY\nZ");
+
+  SECTION("no snapshot held: in place, with the index the new text would have") {
+    ChangeResult result = store.change(kUri, 2, {edit(1000, 1, 1001, 2, "XY\nZ")});
+    INFO(result.error);
+    REQUIRE(result);
+    CHECK(result.document->text == expected);
+    CHECK(result.edit == oomlens::analyzer::LogEdit{at + 1, to - (at + 1), 4});
+    const LineIndex& lines = result.document->lines();
+    const LineIndex fresh(expected);
+    REQUIRE(lines.line_count() == fresh.line_count());
+    for (std::size_t l = 0; l < fresh.line_count(); l += 97) CHECK(lines.line_start(l) == fresh.line_start(l));
+    CHECK(store.get(kUri)->text == expected);
+  }
+  SECTION("a snapshot held elsewhere keeps its text") {
+    DocumentSnapshot held = store.get(kUri);
+    ChangeResult result = store.change(kUri, 2, {edit(1000, 1, 1001, 2, "XY\nZ")});
+    REQUIRE(result);
+    CHECK(result.document->text == expected);
+    CHECK(held->text == original);
+    CHECK(held->lines().line_count() == LineIndex(original).line_count());
+  }
+  SECTION("a change that does not fit is rejected and changes nothing") {
+    ChangeResult result = store.change(kUri, 2, {edit(9999999, 0, 9999999, 0, "x")});
+    CHECK_FALSE(result);
+    CHECK(result.error.find("past the end") != std::string::npos);
+    CHECK(store.get(kUri)->text == original);
+    CHECK(store.get(kUri)->version == 1);
+  }
+}

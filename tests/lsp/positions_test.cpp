@@ -353,3 +353,35 @@ TEST_CASE("LineIndex indexes a large log with progress bars in one pass") {
   CHECK(index.position_of(log.size() - 2, PositionEncoding::utf16) == pos(200000 * 5 - 1, 12));
   CHECK(index.offset_of(pos(200000 * 5 - 1, 10), PositionEncoding::utf16) == log.size() - 6);
 }
+
+TEST_CASE("line starts updated in place after a replacement equal those of the new text") {
+  std::mt19937 rng(17);
+  const char alphabet[] = {'a', 'b', '\n', '\r', 'x'};
+  auto random_text = [&](std::size_t n) {
+    std::string t(n, 'a');
+    for (auto& c : t) c = alphabet[rng() % 5];
+    return t;
+  };
+  for (int round = 0; round < 5000; ++round) {
+    std::string text = random_text(rng() % 30);
+    LineStarts starts = LineIndex(text).take_starts();
+    for (int edit = 0; edit < 4; ++edit) {
+      std::size_t offset = rng() % (text.size() + 1);
+      std::size_t removed = rng() % (text.size() - offset + 1);
+      std::string inserted = random_text(rng() % 6);
+      text.replace(offset, removed, inserted);
+      starts.replace(text, offset, removed, inserted.size());
+      LineStarts want = LineIndex(text).take_starts();
+      std::string shown;
+      for (char c : text) shown += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+      INFO("round " << round << " edit " << edit << " text " << shown);
+      REQUIRE(starts.newline == want.newline);
+      REQUIRE(starts.redrawn.size() == want.redrawn.size());
+      for (std::size_t k = 0; k < want.redrawn.size(); ++k) {
+        CHECK(starts.redrawn[k].newline_line == want.redrawn[k].newline_line);
+        CHECK(starts.redrawn[k].before == want.redrawn[k].before);
+        CHECK(starts.redrawn[k].count == want.redrawn[k].count);
+      }
+    }
+  }
+}

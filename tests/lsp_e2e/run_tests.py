@@ -1324,6 +1324,105 @@ def large_document_positions_survive_every_line_end(ctx: Ctx):
         eq(s.shutdown_and_exit(), 0, "exit status")
 
 
+def large_log_with_incidents(ctx: Ctx, megabytes: float) -> str:
+    """A log of about `megabytes` MB with '\n' line ends only: ordinary
+    training lines with fixture logs of several classes spread through it."""
+    pieces = [ctx.log(name)[1] for name in ("pytorch26_fragmentation.log", "pytorch25_capacity.log",
+                                            "torchrun_4ranks_rank2_first.log", "clean_training_run.log")]
+    filler = "".join(f"[rank0]: step {i} | loss 2.{i % 97:02d} | lr 3e-4 | tokens/s 51234\n" for i in range(2000))
+    out, size, k = [], 0, 0
+    while size < megabytes * 1e6:
+        piece = filler + pieces[k % len(pieces)]
+        out.append(piece)
+        size += len(piece)
+        k += 1
+    return "".join(out)
+
+
+def line_offset(text: str, line: int) -> int:
+    """The offset of '\n'-counted 0-based line `line`."""
+    at = 0
+    for _ in range(line):
+        at = text.index("\n", at) + 1
+    return at
+
+
+def same_as_a_fresh_open(ctx: Ctx, s: LspServer, uri: str, text: str, version: int, what: str) -> None:
+    """The diagnostics of the edited document equal those of its text opened fresh."""
+    fresh = uri.replace(".log", f"-fresh{version}.log")
+    open_doc(s, fresh, text)
+    def normalised(items: list) -> str:  # the document version, in each diagnostic's data, differs
+        for d in items:
+            d.get("data", {}).pop("version", None)
+        return json.dumps(items, sort_keys=True)
+    got = normalised(pull(s, uri)["items"])
+    want = normalised(pull(s, fresh)["items"]).replace(fresh, uri)
+    if got != want:
+        g, w = json.loads(got), json.loads(want)
+        diff = next((i for i in range(min(len(g), len(w))) if g[i] != w[i]), min(len(g), len(w)))
+        detail = (f"{len(g)} against {len(w)} diagnostics; first difference at {diff}: "
+                  f"{json.dumps(g[diff] if diff < len(g) else None)} / {json.dumps(w[diff] if diff < len(w) else None)}")
+        check(False, f"{what}: the edited document's diagnostics differ from a fresh open of its text: {detail}")
+    s.notify("textDocument/didClose", {"textDocument": {"uri": fresh}})
+
+
+@case
+def large_log_edits_match_a_fresh_analysis(ctx: Ctx):
+    """A log above the segmented size is updated around each edit (ranged,
+    several at once, a burst without waiting, a full replacement); after each,
+    its diagnostics are those of a fresh analysis of the same text."""
+    s = ctx.started(pull=True)
+    uri = "file:///tmp/oomlens-e2e/large-edited.log"
+    text = large_log_with_incidents(ctx, 18.0)  # above the segmented size, 16 MiB
+    s.send_raw(did_open_bytes(uri, text))
+    before = pull(s, uri)["items"]
+    check(len(before) >= 10, "the large log has its incidents")
+    lines = text.count("\n")
+    oom = ctx.oom_line() + "\n"
+
+    # An OOM typed into the middle.
+    at = lines // 2
+    change(s, uri, 2, [{"range": rng(at, 0, at, 0), "text": oom}])
+    o = line_offset(text, at)
+    text = text[:o] + oom + text[o:]
+    same_as_a_fresh_open(ctx, s, uri, text, 2, "an OOM inserted mid-log")
+    after = pull(s, uri)["items"]
+    check(any(d["range"]["start"]["line"] == at or
+              any(r["location"]["range"]["start"]["line"] == at for r in d.get("relatedInformation", []))
+              for d in after), "the inserted OOM is diagnosed (on its own or as a repeat of another)")
+
+    # Two changes in one notification, far apart: a block removed near the
+    # start, then a line rewritten near the end (against the text the first left).
+    a, b = line_offset(text, 1000), line_offset(text, 1500)
+    text = text[:a] + text[b:]
+    end_line = text.count("\n") - 3000
+    c = line_offset(text, end_line)
+    d = text.index("\n", c)
+    text = text[:c] + "RuntimeError: CUDA error: out of memory" + text[d:]
+    change(s, uri, 3, [{"range": rng(1000, 0, 1500, 0), "text": ""},
+                       {"range": rng(end_line, 0, end_line, d - c), "text": "RuntimeError: CUDA error: out of memory"}])
+    same_as_a_fresh_open(ctx, s, uri, text, 3, "two changes far apart")
+
+    # A burst of keystrokes sent without waiting: each supersedes the last.
+    version = 3
+    at = lines // 3
+    o = line_offset(text, at)  # typing at the start of line `at` keeps it there
+    typed = "DataLoader worker (pid 4242) is killed by signal: Killed.\n"
+    for k, ch in enumerate(typed):
+        version += 1
+        change(s, uri, version, [{"range": rng(at, k, at, k), "text": ch}])
+    text = text[:o] + typed + text[o:]
+    same_as_a_fresh_open(ctx, s, uri, text, version, "a burst of keystrokes")
+
+    # The whole text sent again, slightly changed (a full-sync client).
+    cut = line_offset(text, 200)
+    text = text[:cut] + oom + text[cut:]
+    version += 1
+    change(s, uri, version, [{"text": text}])
+    same_as_a_fresh_open(ctx, s, uri, text, version, "a full replacement")
+    eq(s.shutdown_and_exit(), 0, "exit status")
+
+
 @case
 def large_document_with_bad_json_gets_32700(ctx: Ctx):
     s = ctx.started(pull=True)
