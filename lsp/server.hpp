@@ -95,6 +95,15 @@ class Server {
   // large strings of the notification being handled.
   std::optional<LineStarts> take_string_lines(const std::string& text);
 
+  // Jobs of several files (job_sync.cpp).
+  struct AnalysisSlot;
+  // The text of `uri` changed (or it was opened or closed): the other open
+  // files of its job read it, so they are analysed again.
+  void reanalyse_job_of(const std::string& uri);
+  // Says in the client's log what the analysis could not read of its job,
+  // once per message while it stays the same.
+  void log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analysis);
+
   // Features (features.cpp).
   void pull_diagnostics(const PendingPtr& p, nlohmann::json& params);
   void hover(const PendingPtr& p, nlohmann::json& params);
@@ -130,6 +139,7 @@ class Server {
     std::shared_ptr<const DocumentAnalysis> last;   // the latest finished one (incremental re-parse)
     std::shared_ptr<std::atomic<bool>> cancel;
     std::vector<std::pair<PendingPtr, std::function<void(const DocumentAnalysis&)>>> waiting;
+    std::vector<std::string> job_messages;  // those already logged
   };
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;
   std::int64_t progress_tokens_ = 0;

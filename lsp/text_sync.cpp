@@ -3,6 +3,7 @@
 // waited for it get ContentModified.
 #include <fmt/format.h>
 
+#include "lsp/job_analysis.hpp"
 #include "lsp/params.hpp"
 #include "lsp/server.hpp"
 
@@ -34,6 +35,7 @@ void Server::did_open(json& params) {
   auto lines = take_string_lines(text);
   auto snapshot = documents_.open(std::move(uri), std::move(language), version, std::move(text), std::move(lines));
   schedule_analysis(snapshot);
+  reanalyse_job_of(snapshot->uri);
 }
 
 void Server::did_change(json& params) {
@@ -60,6 +62,7 @@ void Server::did_change(json& params) {
     return;
   }
   schedule_analysis(result.document);
+  reanalyse_job_of(uri);
 }
 
 void Server::did_close(json& params) {
@@ -72,6 +75,7 @@ void Server::did_close(json& params) {
   }
   // Pushed diagnostics stay in the client until replaced: clear them.
   if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  reanalyse_job_of(uri);  // the others now read it from disk
 }
 
 void Server::did_save(json&) {}
@@ -138,8 +142,13 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
                             {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
     });
   };
-  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last] {
-    auto analysis = analyze_document(doc, settings, encoding, *cancel, progress, previous);
+  // A file of a job is read with the others (job_analysis.hpp), the open
+  // ones as the editor holds them, taken now on this thread.
+  auto job_documents = open_job_documents(*doc, documents_.all());
+  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
+                         job_documents = std::move(job_documents)] {
+    auto analysis = analyze_job_document(doc, job_documents, settings, encoding, *cancel, progress);
+    if (!analysis) analysis = analyze_document(doc, settings, encoding, *cancel, progress, previous);
     io_.run_on_protocol([this, analysis, progress_state, cancel] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
@@ -164,6 +173,7 @@ void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) 
   // Kept for the next version's incremental parse; a log's analysis is not
   // kept (it would hold a second copy of a large text while the next runs).
   slot.last = analysis->script ? analysis : nullptr;
+  log_job_messages(slot, *analysis);
   if (!client_.pull_diagnostics) publish(*analysis);
   auto waiting = std::move(slot.waiting);
   slot.waiting.clear();
