@@ -75,12 +75,12 @@ std::string job_key_of_uri(std::string_view uri) {
   return path ? job_key_of(*path) : std::string();
 }
 
-std::vector<DocumentSnapshot> open_job_documents(const Document& doc, const std::vector<DocumentSnapshot>& open) {
+std::vector<DocumentSnapshot> open_job_documents(const Document& doc, const DocumentStore& open) {
   std::vector<DocumentSnapshot> out;
   if (doc.kind != DocumentKind::log) return out;
   std::string key = job_key_of_uri(doc.uri);
   if (key.empty()) return out;
-  for (const auto& other : open)
+  for (const auto& other : open.all())
     if (other->uri != doc.uri && other->kind == DocumentKind::log && job_key_of_uri(other->uri) == key)
       out.push_back(other);
   return out;

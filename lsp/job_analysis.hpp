@@ -21,7 +21,7 @@ std::string job_key_of_uri(std::string_view uri);
 
 // The other open log documents whose paths share `doc`'s job key: taken on
 // the protocol thread, so that the analysis reads the editor's text of each.
-std::vector<DocumentSnapshot> open_job_documents(const Document& doc, const std::vector<DocumentSnapshot>& open);
+std::vector<DocumentSnapshot> open_job_documents(const Document& doc, const DocumentStore& open);
 
 // `doc` analysed with the other files of its job: those in `open` as the
 // editor holds them, the rest streamed from disk (an unreadable one is left

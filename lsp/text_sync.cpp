@@ -144,7 +144,7 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   };
   // A file of a job is read with the others (job_analysis.hpp), the open
   // ones as the editor holds them, taken now on this thread.
-  auto job_documents = open_job_documents(*doc, documents_.all());
+  auto job_documents = open_job_documents(*doc, documents_);
   io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
                          job_documents = std::move(job_documents)] {
     auto analysis = analyze_job_document(doc, job_documents, settings, encoding, *cancel, progress);

@@ -84,6 +84,8 @@ def job_torchrun_log_dir_relates_the_ranks_files(ctx):
        "rank 1: one warning, on its NCCL timeout")
     check("rank 1 failed as a consequence; rank 2 failed first, in 2/stderr.log" in items[0]["message"],
           items[0]["message"])
+    hover = hover_at(s, rank[1][0], 2)
+    check(hover and "OOM102" in hover["contents"]["value"], f"hover on the line the incident is anchored on: {hover}")
     # stdout.log of rank 0 is part of the job but holds nothing of the failure.
     eq(opened(s, *ctx.log(f"{TORCHRUN}/0/stdout.log")), [], "nothing on a file with no line of the incident")
 
