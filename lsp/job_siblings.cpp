@@ -28,7 +28,7 @@ struct ComponentPattern {
     if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
       return false;
     std::string_view digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    return digits.size() <= 5 &&
+    return digits.size() <= 5 &&  // path_rank takes ranks of at most 5 digits
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   }
 };
