@@ -20,17 +20,6 @@ std::optional<int> small_number(std::string_view digits) {
   return v;
 }
 
-std::vector<std::string> split(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') {
-      parts.emplace_back(path.substr(start, i - start));
-      start = i + 1;
-    }
-  return parts;
-}
-
 bool names_node(std::string_view word) {
   return word.size() >= 4 && (word.substr(0, 4) == "node" || word.substr(0, 4) == "host" ||
                               word.substr(0, 4) == "Node" || word.substr(0, 4) == "Host" ||
@@ -43,6 +32,17 @@ const char* kRankWords = R"((?i)(local_rank|localrank|rank|worker|node|host)([-_
 
 }  // namespace
 
+std::vector<std::string> path_components(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= path.size(); ++i)
+    if (i == path.size() || path[i] == '/') {
+      parts.emplace_back(path.substr(start, i - start));
+      start = i + 1;
+    }
+  return parts;
+}
+
 PathRank path_rank(std::string_view path) {
   static const RE2 whole_word(std::string("^") + kRankWords + "$");
   // The word ends the file name's stem and starts it or follows a non-letter.
@@ -51,7 +51,7 @@ PathRank path_rank(std::string_view path) {
   static const RE2 slurm(R"(^(.*?\d{2,})([-.])(\d{1,5})$)");
 
   PathRank out;
-  std::vector<std::string> parts = split(path);
+  std::vector<std::string> parts = path_components(path);
   if (parts.empty()) return out;
   std::optional<int> dir_rank, file_rank;
   bool replaced = false;

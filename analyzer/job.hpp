@@ -36,6 +36,10 @@ struct PathRank {
 //                          names array tasks, which are separate jobs)
 PathRank path_rank(std::string_view path);
 
+// A '/'-separated path's components as path_rank reads them: "/a/b" gives
+// "", "a", "b" (so a job key and its path line up component by component).
+std::vector<std::string> path_components(std::string_view path);
+
 // One job's files: indexes into the caller's paths, in input order, and the
 // rank each path names (none where it names none, or the pattern was weak and
 // unconfirmed).

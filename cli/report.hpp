@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/json_report.hpp"
+#include "report/log_file.hpp"
 #include "rules/diagnosis.hpp"
 #include "rules/source/source_rules.hpp"
 
@@ -16,17 +17,9 @@ namespace oomlens::cli {
 using report::FileReport;
 using report::InputFile;
 
-// One input read through the analyzer, its events not yet grouped.
-struct ReadResult {
-  std::optional<analyzer::ParsedLog> log;
-  bool binary = false;  // skipped: a NUL byte in the first 8 KiB (only when asked to skip)
-  std::string error;    // when neither: the reason ("No such file or directory", "is a directory")
-};
-
-// Reads and parses one input ("-" = standard input) with bounded memory,
-// streaming it through the analyzer with read(2). With `skip_binary`, a file
-// with a NUL byte in its first 8 KiB is left unread, as ripgrep leaves it.
-ReadResult read_log(const std::string& path, bool skip_binary);
+// Reading a log: shared with the language server (report/log_file.hpp).
+using report::read_log;
+using report::ReadResult;
 
 struct TextStyle {
   bool color = false;

@@ -30,6 +30,13 @@ struct DocumentAnalysis {
   // Large log documents: the analysis kept by segment, which the next
   // version's analysis updates around the edit instead of reading it all.
   std::shared_ptr<const analyzer::SegmentedLog> segmented;
+  // A log that is one file of a job read together (lsp/job_analysis.hpp):
+  // its index among the job's inputs, the `file` of the events read from
+  // it. Only those give ranges here. 0 for a log read alone.
+  std::uint32_t file = 0;
+  // What the user should hear about how the job was read (a file that
+  // could not be read, left out; a walk cut at its bound), for the log.
+  std::vector<std::string> job_messages;
   // Python documents: the parsed script (kept for the next version's
   // incremental parse) and the source rules' diagnostics, in the order of
   // `diagnostics` after the syntax error (if any).

@@ -296,4 +296,11 @@ std::uint64_t LineIndex::newline_line_of(std::size_t byte_offset) const {
   return static_cast<std::uint64_t>(after - starts.begin());
 }
 
+ByteRange LineIndex::newline_lines_bytes(std::uint64_t first, std::uint64_t last) const {
+  std::size_t begin = newline_line_start(first);
+  std::size_t end = newline_line_start(last + 1);
+  while (end > begin && (text_[end - 1] == '\n' || text_[end - 1] == '\r')) --end;
+  return {begin, std::max(begin, end)};
+}
+
 }  // namespace oomlens::lsp

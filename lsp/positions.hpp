@@ -142,6 +142,9 @@ class LineIndex {
   // reports them. Line 0 is read as 1; a line past the last gives text().size().
   std::size_t newline_line_start(std::uint64_t one_based_line) const;
   std::uint64_t newline_line_of(std::size_t byte_offset) const;
+  // The bytes of '\n' lines [first, last] (1-based, as the analyzer reports
+  // them), without the final line terminator.
+  ByteRange newline_lines_bytes(std::uint64_t first, std::uint64_t last) const;
 
  private:
   // The LSP line that starts the 0-based '\n' line `nl`.

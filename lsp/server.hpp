@@ -95,6 +95,15 @@ class Server {
   // large strings of the notification being handled.
   std::optional<LineStarts> take_string_lines(const std::string& text);
 
+  // Jobs of several files (job_sync.cpp).
+  struct AnalysisSlot;
+  // The text of `uri` changed (or it was opened or closed): the other open
+  // files of its job read it, so they are analysed again.
+  void reanalyse_job_of(const std::string& uri);
+  // Says in the client's log what the analysis could not read of its job,
+  // once per message while it stays the same.
+  void log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analysis);
+
   // Features (features.cpp).
   void pull_diagnostics(const PendingPtr& p, nlohmann::json& params);
   void hover(const PendingPtr& p, nlohmann::json& params);
@@ -139,6 +148,7 @@ class Server {
     std::uint64_t opening = 0;  // counts didOpens: a result for an earlier opening's text is not kept
     bool whole_read_running = false;  // a large log's first, whole read is under way
     DocumentSnapshot deferred;        // the version waiting for it
+    std::vector<std::string> job_messages;  // those already logged
   };
   void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, LogBase base, bool whole);
   // The base for analysing `doc` (text_sync.cpp), empty when there is none.

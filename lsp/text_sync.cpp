@@ -3,6 +3,7 @@
 // waited for it get ContentModified.
 #include <fmt/format.h>
 
+#include "lsp/job_analysis.hpp"
 #include "lsp/params.hpp"
 #include "lsp/server.hpp"
 
@@ -39,6 +40,7 @@ void Server::did_open(json& params) {
   slot.edits.clear();
   ++slot.opening;
   schedule_analysis(snapshot);
+  reanalyse_job_of(snapshot->uri);
 }
 
 void Server::did_change(json& params) {
@@ -88,6 +90,7 @@ void Server::did_change(json& params) {
     }
   }
   schedule_analysis(result.document);
+  reanalyse_job_of(uri);
 }
 
 void Server::did_close(json& params) {
@@ -100,6 +103,7 @@ void Server::did_close(json& params) {
   }
   // Pushed diagnostics stay in the client until replaced: clear them.
   if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  reanalyse_job_of(uri);  // the others now read it from disk
 }
 
 void Server::did_save(json&) {}
@@ -182,10 +186,15 @@ void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, Log
                             {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
     });
   };
+  // A file of a job is read with the others (job_analysis.hpp), the open
+  // ones as the editor holds them, taken now on this thread.
+  auto job_documents = open_job_documents(*doc, documents_);
   io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
-                         base = std::move(base), opening = slot.opening, whole] {
+                         base = std::move(base), opening = slot.opening, whole, job_documents = std::move(job_documents)] {
     static const std::atomic<bool> never{false};
-    auto analysis = analyze_document(doc, settings, encoding, whole ? never : *cancel, progress, previous, base);
+    const std::atomic<bool>& stop = whole ? never : *cancel;
+    auto analysis = analyze_job_document(doc, job_documents, settings, encoding, stop, progress);
+    if (!analysis) analysis = analyze_document(doc, settings, encoding, stop, progress, previous, base);
     io_.run_on_protocol([this, analysis, progress_state, cancel, opening, whole] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
@@ -248,6 +257,7 @@ void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) 
   // Kept for the next version's incremental parse; a log's analysis is not
   // kept (it would hold a second copy of a large text while the next runs).
   slot.last = analysis->script ? analysis : nullptr;
+  log_job_messages(slot, *analysis);
   if (!client_.pull_diagnostics) publish(*analysis);
   auto waiting = std::move(slot.waiting);
   slot.waiting.clear();

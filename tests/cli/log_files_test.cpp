@@ -8,28 +8,13 @@
 #include <unistd.h>
 
 #include "cli/log_files.hpp"
+#include "tests/temp_tree.hpp"
 
 using namespace oomlens::cli;
+using oomlens::testing::TempTree;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    std::string tmpl = (fs::temp_directory_path() / "oomlens-walk-XXXXXX").string();
-    root = ::mkdtemp(tmpl.data());
-  }
-  ~TempTree() {
-    std::error_code ec;
-    fs::permissions(root, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(root, ec);
-  }
-  void file(const std::string& rel, const std::string& text = "x\n") const {
-    fs::create_directories((root / rel).parent_path());
-    std::ofstream(root / rel) << text;
-  }
-};
 
 std::vector<std::string> relative(const LogFiles& found, const fs::path& root) {
   std::vector<std::string> out;

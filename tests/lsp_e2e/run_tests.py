@@ -1789,5 +1789,8 @@ def log_quick_fixes_edit_the_script_the_traceback_names(ctx: Ctx):
     eq([a for a in code_actions(s2, uri, d2) if "edit" in a], [], "no script edits for a file that is not here")
 
 
+# Cases kept in their own files: they register with `case` and use the helpers above.
+import job_cases  # noqa: E402,F401
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

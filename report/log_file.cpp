@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/report.hpp"
+#include "report/log_file.hpp"
 
-namespace oomlens::cli {
+namespace oomlens::report {
 
-ReadResult read_log(const std::string& path, bool skip_binary) {
+ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic<bool>* cancelled) {
   ReadResult result;
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -35,6 +35,11 @@ ReadResult read_log(const std::string& path, bool skip_binary) {
   constexpr std::size_t kBinaryProbe = 8 * 1024;
   std::size_t probed = 0;
   for (;;) {
+    if (cancelled && cancelled->load(std::memory_order_relaxed)) {
+      if (fd != STDIN_FILENO) ::close(fd);
+      result.error = "cancelled";
+      return result;
+    }
     auto span = analyzer.prepare(kRead);
     ssize_t n = ::read(fd, span.data(), span.size());
     if (n < 0) {
@@ -60,4 +65,4 @@ ReadResult read_log(const std::string& path, bool skip_binary) {
   return result;
 }
 
-}  // namespace oomlens::cli
+}  // namespace oomlens::report

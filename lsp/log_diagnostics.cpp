@@ -1,0 +1,182 @@
+#include "lsp/log_diagnostics.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "lsp/action_support.hpp"
+#include "lsp/local_files.hpp"
+#include "report/json_report.hpp"
+
+namespace oomlens::lsp {
+namespace {
+
+using nlohmann::json;
+
+json related(const Location& where, const std::string& message) {
+  return {{"location", {{"uri", where.uri}, {"range", range_json(where.range)}}}, {"message", message}};
+}
+
+// Where the lines of the job's inputs are: this document's from its own
+// text, the others' as the caller found them.
+class Places {
+ public:
+  Places(const DocumentAnalysis& a, const OtherFiles* others) : a_(a), others_(others) {}
+
+  std::optional<Location> operator()(std::uint32_t file, std::uint64_t first, std::uint64_t last) const {
+    if (file == a_.file) return Location{a_.doc->uri, a_.doc->lines().range_of(bytes(first, last), a_.encoding)};
+    if (others_ && others_->locate) return others_->locate(file, first, last);
+    return std::nullopt;
+  }
+  ByteRange bytes(std::uint64_t first, std::uint64_t last) const { return a_.doc->lines().newline_lines_bytes(first, last); }
+  std::string label(std::uint32_t file) const {
+    return others_ && file < others_->labels.size() ? others_->labels[file] : std::string("another file");
+  }
+
+ private:
+  const DocumentAnalysis& a_;
+  const OtherFiles* others_;
+};
+
+// Where an incident whose message was read from another file of the job
+// stands on this document: its first echo here (another rank's OOM, the same
+// message printed again), else its first collateral failure here.
+struct Anchor {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  std::optional<int> rank;
+  bool echo = false;
+};
+
+std::optional<Anchor> anchor_of(const analyzer::Incident& inc, std::uint32_t self) {
+  if (inc.primary.file == self) return Anchor{inc.primary.line, inc.primary.end_line, inc.primary.rank, true};
+  for (const auto& e : inc.echoes)
+    if (e.file == self) return Anchor{e.line, e.end_line, e.rank, true};
+  for (const auto& f : inc.collateral)
+    if (f.file == self) return Anchor{f.line, f.line, f.rank, false};
+  return std::nullopt;
+}
+
+// The message of an incident anchored here although it was read elsewhere:
+// what this file shows, then which rank failed first and in which file.
+std::string elsewhere_message(const analyzer::Incident& inc, const Anchor& here, const Places& places,
+                              const std::string& diagnosis_message) {
+  std::string what = here.echo ? (here.rank ? fmt::format("rank {} also ran out of memory", *here.rank)
+                                            : std::string("the same failure, reported again"))
+                               : (here.rank ? fmt::format("rank {} failed as a consequence", *here.rank)
+                                            : std::string("a consequence of this failure"));
+  std::uint32_t first_file = inc.primary.file;
+  for (const auto& r : inc.per_rank)
+    if (inc.first_failing_rank && r.rank == inc.first_failing_rank) first_file = r.file;
+  std::string first = inc.first_failing_rank ? fmt::format("rank {} failed first", *inc.first_failing_rank)
+                                             : std::string("it failed first");
+  return fmt::format("{}; {}, in {}: {}", what, first, places.label(first_file), diagnosis_message);
+}
+
+json incident_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
+  const auto& item = a.report.incidents[index];
+  const auto& inc = item.incident;
+  auto here = anchor_of(inc, a.file);
+  if (!here) return nullptr;  // nothing of it in this file
+  const bool elsewhere = inc.primary.file != a.file;
+  json d = diagnostic_json(a, item.diagnosis, places.bytes(here->first, here->last), fmt::format("incident:{}", index));
+  if (elsewhere) {
+    d["message"] = elsewhere_message(inc, *here, places, item.diagnosis.message);
+    // A rank that failed because another ran out of memory is not where
+    // the fix goes: a warning, the cause's file has the error.
+    if (!here->echo) d["severity"] = lsp_severity(rules::Severity::warning);
+  }
+  d["data"]["class"] = analyzer::to_string(inc.verdict.cls);
+  d["data"]["fixes"] = report::fixes_json(item.diagnosis.fixes);
+  d["data"]["verify"] = item.diagnosis.verify;
+  if (inc.entry) d["data"]["script"] = inc.entry->file;
+  json rel = json::array();
+  auto add = [&](std::uint32_t file, std::uint64_t first, std::uint64_t last, const std::string& message) {
+    if (file == a.file && first == here->first && elsewhere) return;  // the diagnostic itself
+    if (auto where = places(file, first, last)) rel.push_back(related(*where, message));
+  };
+  if (elsewhere)
+    add(inc.primary.file, inc.primary.line, inc.primary.end_line,
+        inc.primary.rank ? fmt::format("rank {} ran out of memory{}", *inc.primary.rank,
+                                       inc.primary.rank == inc.first_failing_rank ? " first" : "")
+                         : std::string("the out-of-memory failure"));
+  if (inc.location) {
+    if (auto uri = file_uri_from_path(inc.location->file)) {
+      std::uint32_t line = inc.location->line > 0 ? static_cast<std::uint32_t>(inc.location->line - 1) : 0;
+      rel.push_back(related({*uri, Range{{line, 0}, {line, 0}}},
+                            fmt::format("the failing call in your code{}",
+                                        inc.location->function.empty() ? "" : " (" + inc.location->function + ")")));
+    }
+  }
+  for (const auto& echo : inc.echoes) {
+    if (rel.size() >= 32) break;
+    std::string what = echo.rank && echo.rank != inc.primary.rank ? fmt::format("rank {} also ran out of memory", *echo.rank)
+                                                                  : std::string("the same failure, reported again");
+    add(echo.file, echo.line, echo.end_line, what);
+  }
+  auto each_line = [](const analyzer::LogFinding& f, auto&& visit) {
+    visit(f.line);
+    for (auto l : f.more_lines) visit(l);
+    if (f.count > 1 + f.more_lines.size()) visit(f.last_line);
+  };
+  for (const auto& f : inc.collateral)
+    each_line(f, [&](std::uint64_t line) {
+      if (rel.size() >= 48) return;
+      add(f.file, line, line, f.rank ? fmt::format("rank {} failed as a consequence", *f.rank)
+                                     : std::string("a consequence of this failure"));
+    });
+  for (const auto& f : inc.warnings_before)
+    each_line(f, [&](std::uint64_t line) {
+      if (rel.size() >= 56) return;
+      add(f.file, line, line, "a memory-pressure warning before the failure");
+    });
+  if (!rel.empty()) d["relatedInformation"] = rel;
+  return d;
+}
+
+json finding_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
+  const auto& item = a.report.findings[index];
+  const auto& f = item.finding;
+  if (f.file != a.file) return nullptr;  // another file's: shown there
+  json d = diagnostic_json(a, item.diagnosis, places.bytes(f.line, f.line), fmt::format("finding:{}", index));
+  // One diagnostic for all the repeats of one cause, pointing at the first
+  // few and the last.
+  if (f.count > 1) {
+    json rel = json::array();
+    auto add = [&](std::uint64_t line, std::string message) {
+      if (auto where = places(f.file, line, line)) rel.push_back(related(*where, message));
+    };
+    for (auto l : f.more_lines) add(l, "the same again");
+    if (f.last_line && f.last_line != f.line &&
+        (f.more_lines.empty() || f.more_lines.back() != f.last_line))
+      add(f.last_line, fmt::format("the last of {}", f.count));
+    d["relatedInformation"] = rel;
+  }
+  return d;
+}
+
+}  // namespace
+
+json log_diagnostics(const DocumentAnalysis& a, const OtherFiles* others) {
+  Places places(a, others);
+  json out = json::array();
+  for (std::size_t i = 0; i < a.report.incidents.size(); ++i)
+    if (json d = incident_diagnostic(a, i, places); !d.is_null()) out.push_back(std::move(d));
+  for (std::size_t i = 0; i < a.report.findings.size(); ++i)
+    if (json d = finding_diagnostic(a, i, places); !d.is_null()) out.push_back(std::move(d));
+  return out;
+}
+
+bool incident_covers(const DocumentAnalysis& a, const analyzer::Incident& inc, std::uint64_t line) {
+  auto within = [&](std::uint32_t file, std::uint64_t first, std::uint64_t last) {
+    return file == a.file && line >= first && line <= last;
+  };
+  if (within(inc.primary.file, inc.primary.line, inc.primary.end_line)) return true;
+  if (std::any_of(inc.echoes.begin(), inc.echoes.end(),
+                  [&](const analyzer::OomEvent& e) { return within(e.file, e.line, e.end_line); }))
+    return true;
+  // Read elsewhere: the line its diagnostic here is anchored on.
+  auto here = inc.primary.file == a.file ? std::nullopt : anchor_of(inc, a.file);
+  return here && line >= here->first && line <= here->last;
+}
+
+}  // namespace oomlens::lsp
