@@ -146,11 +146,11 @@ class Server {
     std::int64_t segmented_version = 0;
     std::vector<std::pair<std::int64_t, analyzer::LogEdit>> edits;
     std::uint64_t opening = 0;  // counts didOpens: a result for an earlier opening's text is not kept
-    bool whole_read_running = false;  // a large log's first, whole read is under way
-    DocumentSnapshot deferred;        // the version waiting for it
+    std::uint64_t running = 0;  // the serial of the analysis under way (0: none)
+    bool rerun = false;         // a newer version waits for it (schedule_analysis)
     std::vector<std::string> job_messages;  // those already logged
   };
-  void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, LogBase base, bool whole);
+  void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc);
   // The base for analysing `doc` (text_sync.cpp), empty when there is none.
   LogBase log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const;
   void keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening);

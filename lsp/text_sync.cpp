@@ -1,6 +1,8 @@
 // Documents and their analyses: every version is analysed off the protocol
 // thread; a newer version cancels the older analysis and the requests that
 // waited for it get ContentModified.
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "lsp/job_analysis.hpp"
@@ -139,21 +141,23 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   slot.ready.reset();
   slot.cancel = std::make_shared<std::atomic<bool>>(false);
 
-  LogBase base = log_base(slot, doc);
-  // A large log with no segments yet is read whole once, to the end even if
-  // the user types on (its segments serve every later version); the
-  // versions that arrive meanwhile wait for it instead of each starting a
-  // whole read of their own.
-  const bool whole = doc->kind == DocumentKind::log && doc->text.size() >= kSegmentedLogBytes && !base.log;
-  if (whole && slot.whole_read_running) {
-    slot.deferred = doc;
+  // One analysis of a document at a time. A version that arrives while one
+  // runs waits for it (the running one, cancelled, stops at its next check)
+  // and then the latest is analysed: a burst of keystrokes queues no
+  // analysis that holds its own copy of a large text, and a large log's
+  // first, whole read (which runs to its end: its segments serve every later
+  // version) is never started twice.
+  if (slot.running) {
+    slot.rerun = true;
     return;
   }
-  if (whole) slot.whole_read_running = true;
-  start_analysis(slot, doc, std::move(base), whole);
+  start_analysis(slot, doc);
 }
 
-void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, LogBase base, bool whole) {
+void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc) {
+  LogBase base = log_base(slot, doc);
+  const bool whole = doc->kind == DocumentKind::log && doc->text.size() >= kSegmentedLogBytes && !base.log;
+  slot.running = slot.serial;
   auto cancel = slot.cancel;
   Settings settings = settings_;
   PositionEncoding encoding = client_.encoding;
@@ -190,30 +194,25 @@ void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc, Log
   // ones as the editor holds them, taken now on this thread.
   auto job_documents = open_job_documents(*doc, documents_);
   io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
-                         base = std::move(base), opening = slot.opening, whole, job_documents = std::move(job_documents)] {
+                         base = std::move(base), opening = slot.opening, whole, serial = slot.serial,
+                         job_documents = std::move(job_documents)] {
     static const std::atomic<bool> never{false};
     const std::atomic<bool>& stop = whole ? never : *cancel;
     auto analysis = analyze_job_document(doc, job_documents, settings, encoding, stop, progress);
     if (!analysis) analysis = analyze_document(doc, settings, encoding, stop, progress, previous, base);
-    io_.run_on_protocol([this, analysis, progress_state, cancel, opening, whole] {
+    io_.run_on_protocol([this, analysis, progress_state, cancel, opening, serial] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
         progress_state->ended = true;  // no report may follow the end
       }
       // Even a superseded analysis leaves its version's segments for the next.
       keep_segmented(*analysis, opening);
-      if (whole) {
-        auto it = analyses_.find(analysis->doc->uri);
-        if (it != analyses_.end()) {
-          it->second.whole_read_running = false;
-          // The latest version, waiting for this read: it now has a base.
-          if (auto next = std::move(it->second.deferred); next && next->version == it->second.version) {
-            LogBase next_base = log_base(it->second, next);
-            const bool again = !next_base.log;  // the read's result was not kept (the document was reopened)
-            it->second.whole_read_running = again;
-            start_analysis(it->second, next, std::move(next_base), again);
-          }
-        }
+      // The next version, if one came meanwhile (not after a close and a
+      // new open: that slot runs its own).
+      if (auto it = analyses_.find(analysis->doc->uri); it != analyses_.end() && it->second.running == serial) {
+        it->second.running = 0;
+        if (std::exchange(it->second.rerun, false))
+          if (auto current = documents_.get(analysis->doc->uri)) start_analysis(it->second, current);
       }
       // Superseded, closed or shut down after its last cancellation check:
       // drop it. The version check in on_analysis_done is not enough, since a

@@ -195,11 +195,11 @@ def pushed(s: LspServer, uri: str, after: int = 0, version: int | None = None, t
     return params["diagnostics"]
 
 
-def pull(s: LspServer, uri: str, previous: str | None = None) -> dict:
+def pull(s: LspServer, uri: str, previous: str | None = None, timeout: float = 10) -> dict:
     params: dict = {"textDocument": {"uri": uri}}
     if previous is not None:
         params["previousResultId"] = previous
-    return s.call_ok("textDocument/diagnostic", params)
+    return s.call_ok("textDocument/diagnostic", params, timeout)
 
 
 def rng(l1: int, c1: int, l2: int, c2: int) -> dict:
@@ -1355,8 +1355,14 @@ def same_as_a_fresh_open(ctx: Ctx, s: LspServer, uri: str, text: str, version: i
         for d in items:
             d.get("data", {}).pop("version", None)
         return json.dumps(items, sort_keys=True)
-    got = normalised(pull(s, uri)["items"])
-    want = normalised(pull(s, fresh)["items"]).replace(fresh, uri)
+    # Generous: this checks what is published, not how fast (bench/ does),
+    # and the test suite runs beside other tests.
+    started = time.perf_counter()
+    got = normalised(pull(s, uri, timeout=120)["items"])
+    waited = time.perf_counter() - started
+    want = normalised(pull(s, fresh, timeout=120)["items"]).replace(fresh, uri)
+    if waited > 5:
+        print(f"      note: {what}: the edited document's diagnostics took {waited:.1f} s", flush=True)
     if got != want:
         g, w = json.loads(got), json.loads(want)
         diff = next((i for i in range(min(len(g), len(w))) if g[i] != w[i]), min(len(g), len(w)))
