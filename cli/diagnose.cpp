@@ -2,7 +2,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "analyzer/job.hpp"
+#include "analyzer/log/job.hpp"
 #include "cli/commands.hpp"
 #include "cli/log_files.hpp"
 #include "cli/report.hpp"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 #include "report/json_report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 #include "lsp/document_analysis.hpp"
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 #include "lsp/log_diagnostics.hpp"
 #include "lsp/markdown.hpp"
 #include "lsp/source_features.hpp"

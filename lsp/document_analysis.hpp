@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/python/script.hpp"
-#include "analyzer/segmented_log.hpp"
+#include "analyzer/log/segmented_log.hpp"
 #include "lsp/capabilities.hpp"
 #include "lsp/documents.hpp"
 #include "rules/diagnosis.hpp"

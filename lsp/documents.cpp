@@ -58,7 +58,7 @@ Edited apply_changes(const Document& base, std::vector<TextChange>& changes, Pos
   Edited edited;
   // Until a change lands, the text is base's and its cached index serves.
   bool text_is_base = true;
-  // A log's analysis re-reads only around what changed (analyzer/segmented_log.hpp).
+  // A log's analysis re-reads only around what changed (analyzer/log/segmented_log.hpp).
   const bool track = base.kind == DocumentKind::log;
   auto record = [&](const analyzer::LogEdit& e) { edited.edit = edited.edit ? analyzer::compose(*edited.edit, e) : e; };
   for (std::size_t i = 0; i < changes.size(); ++i) {

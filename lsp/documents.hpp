@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/segmented_log.hpp"
+#include "analyzer/log/segmented_log.hpp"
 #include "lsp/positions.hpp"
 
 namespace oomlens::lsp {

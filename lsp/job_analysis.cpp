@@ -3,7 +3,7 @@
 #include <map>
 #include <fmt/format.h>
 
-#include "analyzer/job.hpp"
+#include "analyzer/log/job.hpp"
 #include "lsp/file_lines.hpp"
 #include "lsp/job_siblings.hpp"
 #include "lsp/local_files.hpp"

@@ -15,7 +15,7 @@
 
 namespace oomlens::lsp {
 
-// The job key of a document's path (analyzer/job.hpp); empty when it names
+// The job key of a document's path (analyzer/log/job.hpp); empty when it names
 // no rank or is not a local file.
 std::string job_key_of_uri(std::string_view uri);
 

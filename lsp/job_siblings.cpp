@@ -5,7 +5,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "analyzer/job.hpp"
+#include "analyzer/log/job.hpp"
 
 namespace oomlens::lsp {
 namespace {

@@ -1,7 +1,7 @@
 // The other files of a log's job, found on disk: a launcher that writes a
 // file per rank (torchrun --log-dir, SLURM %x-%j-%t.out, rank3.log) puts
 // them beside each other, so the walk is the one directory pattern the
-// path's job key names (analyzer/job.hpp), not the workspace.
+// path's job key names (analyzer/log/job.hpp), not the workspace.
 #pragma once
 
 #include <cstddef>

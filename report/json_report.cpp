@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analyzer/text.hpp"
+#include "analyzer/log/text.hpp"
 
 namespace oomlens::report {
 namespace {

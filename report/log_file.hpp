@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 namespace oomlens::report {
 

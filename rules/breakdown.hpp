@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/event.hpp"
+#include "analyzer/log/event.hpp"
 
 namespace oomlens::rules {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 namespace oomlens::rules {
 

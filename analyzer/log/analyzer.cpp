@@ -1,4 +1,4 @@
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,10 +10,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "analyzer/finding_groups.hpp"
-#include "analyzer/ordered_worker.hpp"
-#include "analyzer/parse/parser.hpp"
-#include "analyzer/stream.hpp"
+#include "analyzer/log/finding_groups.hpp"
+#include "analyzer/log/ordered_worker.hpp"
+#include "analyzer/log/parse/parser.hpp"
+#include "analyzer/log/stream.hpp"
 
 namespace oomlens::analyzer {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/event.hpp"
-#include "analyzer/incident.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/incident.hpp"
 
 namespace oomlens::analyzer {
 
@@ -22,7 +22,7 @@ struct Analysis {
 };
 
 // What one input yields before its events are grouped into incidents: the
-// form in which several files of one job are merged (analyzer/job.hpp).
+// form in which several files of one job are merged (analyzer/log/job.hpp).
 struct ParsedLog {
   std::vector<OomEvent> events;
   std::vector<LogFinding> findings;
@@ -39,7 +39,7 @@ struct AnalyzerOptions {
   // Offsets at which the input's segments start, ascending (the first is 0;
   // empty: one segment). Events and findings are kept per segment, by their
   // line's offset, and findings grouped within their segment, so that a
-  // segment's results can be replaced alone (analyzer/segmented_log.hpp).
+  // segment's results can be replaced alone (analyzer/log/segmented_log.hpp).
   std::vector<std::uint64_t> segment_starts;
 };
 

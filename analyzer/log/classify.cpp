@@ -4,7 +4,7 @@
 // say the device had room; and then which holder of the memory - live
 // tensors, the cache, or something outside the allocator - squeezed the
 // request. MPS has an allocator of its own (classify_mps.cpp).
-#include "analyzer/classify.hpp"
+#include "analyzer/log/classify.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -366,24 +366,6 @@ void add_unaccounted(const Context& c, Verdict& v) {
 }
 
 }  // namespace
-
-const char* to_string(OomClass c) {
-  switch (c) {
-    case OomClass::fragmentation: return "fragmentation";
-    case OomClass::capacity: return "capacity";
-    case OomClass::external: return "external";
-    case OomClass::limit: return "limit";
-    case OomClass::unquantified: return "unquantified";
-  }
-  return "unquantified";
-}
-
-std::uint64_t rounding_slack(std::uint64_t printed) {
-  // format_size: bytes up to 1 KiB exact; then KiB, MiB, GiB with 2 decimals.
-  u64 unit = 1;
-  for (u64 next = 1024; next <= (u64{1} << 30) && printed > next; next <<= 10) unit = next;
-  return unit == 1 ? 0 : unit / 200 + 1;
-}
 
 void identify_self_process(MemoryNumbers& n, const ClassifyThresholds& t) {
   if (n.self_process || n.process_in_use || !n.reserved || n.other_processes.empty()) return;

@@ -23,7 +23,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "analyzer/classify.hpp"
+#include "analyzer/log/classify.hpp"
 #include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::detail {

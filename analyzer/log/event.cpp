@@ -1,4 +1,4 @@
-#include "analyzer/event.hpp"
+#include "analyzer/log/event.hpp"
 
 namespace oomlens::analyzer {
 

@@ -105,7 +105,7 @@ struct LogFinding {
   std::optional<std::uint64_t> bytes;  // a size the line states, when there is one
   // Repeats of the same finding (same kind and cause, between the same two
   // OOMs) are one finding: how many, where the last one is, and the lines of
-  // the first few after this one (analyzer/finding_groups.hpp).
+  // the first few after this one (analyzer/log/finding_groups.hpp).
   std::uint64_t count = 1;
   std::uint64_t last_line = 0;  // 0: this is the only one
   std::vector<std::uint64_t> more_lines;

@@ -1,4 +1,4 @@
-#include "analyzer/finding_groups.hpp"
+#include "analyzer/log/finding_groups.hpp"
 
 #include <algorithm>
 
@@ -57,7 +57,7 @@ bool FindingGroups::add(LogFinding f, std::size_t ooms_before, std::size_t max_g
   std::string key = finding_cause(f) + fmt::format("|{}", ooms_before);
   auto [it, fresh] = index_.try_emplace(std::move(key), groups_.size());
   if (!fresh) {
-    // `f` may itself be a group (a segment's, see analyzer/segmented_log.hpp).
+    // `f` may itself be a group (a segment's, see analyzer/log/segmented_log.hpp).
     LogFinding& g = groups_[it->second];
     g.count += f.count;
     g.last_line = f.count > 1 ? f.last_line : f.line;

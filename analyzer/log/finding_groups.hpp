@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/event.hpp"
+#include "analyzer/log/event.hpp"
 
 namespace oomlens::analyzer {
 

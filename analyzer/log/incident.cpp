@@ -1,4 +1,4 @@
-#include "analyzer/incident.hpp"
+#include "analyzer/log/incident.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +8,10 @@
 #include <unordered_set>
 #include <fmt/format.h>
 
-#include "analyzer/finding_groups.hpp"
-#include "analyzer/text.hpp"
+#include "analyzer/log/finding_groups.hpp"
+#include "analyzer/log/text.hpp"
 #include "analyzer/size.hpp"
-#include "analyzer/traceback.hpp"
+#include "analyzer/log/traceback.hpp"
 
 namespace oomlens::analyzer {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/classify.hpp"
-#include "analyzer/event.hpp"
+#include "analyzer/log/classify.hpp"
+#include "analyzer/log/event.hpp"
 
 namespace oomlens::analyzer {
 

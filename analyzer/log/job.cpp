@@ -1,4 +1,4 @@
-#include "analyzer/job.hpp"
+#include "analyzer/log/job.hpp"
 
 #include <re2/re2.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 namespace oomlens::analyzer {
 

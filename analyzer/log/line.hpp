@@ -26,7 +26,7 @@ struct Line {
   std::uint32_t columns = 0;
   std::uint32_t bytes = 0;
   // The last physical line the text comes from, when it spans several: a
-  // line a terminal hard-wrapped is joined back into one (analyzer/unwrap.hpp).
+  // line a terminal hard-wrapped is joined back into one (analyzer/log/unwrap.hpp).
   // 0 means `number`.
   std::uint64_t end_number = 0;
 

@@ -14,7 +14,7 @@
 //
 // The filter only ever over-approximates (nibble tables accept every
 // combination of the nibbles put in them), so exactness rests on the check.
-#include "analyzer/scan.hpp"
+#include "analyzer/log/scan.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,10 +1,10 @@
-#include "analyzer/segmented_log.hpp"
+#include "analyzer/log/segmented_log.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <iterator>
 
-#include "analyzer/scan.hpp"
+#include "analyzer/log/scan.hpp"
 
 namespace oomlens::analyzer {
 namespace {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 namespace oomlens::analyzer {
 

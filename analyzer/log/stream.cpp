@@ -1,11 +1,11 @@
-#include "analyzer/stream.hpp"
+#include "analyzer/log/stream.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
-#include "analyzer/text.hpp"
-#include "analyzer/unwrap.hpp"
+#include "analyzer/log/text.hpp"
+#include "analyzer/log/unwrap.hpp"
 
 namespace oomlens::analyzer {
 namespace {

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/line.hpp"
-#include "analyzer/scan.hpp"
+#include "analyzer/log/line.hpp"
+#include "analyzer/log/scan.hpp"
 
 namespace oomlens::analyzer {
 

@@ -1,4 +1,4 @@
-#include "analyzer/text.hpp"
+#include "analyzer/log/text.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "analyzer/traceback.hpp"
+#include "analyzer/log/traceback.hpp"
 
 #include <array>
 #include <charconv>

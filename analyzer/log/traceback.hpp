@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/event.hpp"
-#include "analyzer/line.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/line.hpp"
 
 namespace oomlens::analyzer {
 

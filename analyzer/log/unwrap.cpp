@@ -1,4 +1,4 @@
-#include "analyzer/unwrap.hpp"
+#include "analyzer/log/unwrap.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,7 +4,7 @@
 // otherwise have to expect every cut.
 #pragma once
 
-#include "analyzer/line.hpp"
+#include "analyzer/log/line.hpp"
 
 namespace oomlens::analyzer {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/classify.hpp"
+#include "analyzer/verdict.hpp"
 #include "analyzer/snapshot/model.hpp"
 
 namespace oomlens::analyzer::snapshot {

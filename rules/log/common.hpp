@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analyzer/incident.hpp"
+#include "analyzer/log/incident.hpp"
 #include "rules/diagnosis.hpp"
 
 namespace oomlens::rules::log {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 using namespace oomlens::analyzer;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analyzer/classify.hpp"
+#include "analyzer/log/classify.hpp"
 
 using namespace oomlens::analyzer;
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "analyzer/classify.hpp"
+#include "analyzer/log/classify.hpp"
 
 using namespace oomlens::analyzer;
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analyzer/job.hpp"
+#include "analyzer/log/job.hpp"
 
 using namespace oomlens::analyzer;
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "analyzer/analyzer.hpp"
-#include "analyzer/job.hpp"
+#include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/job.hpp"
 
 using namespace oomlens::analyzer;
 

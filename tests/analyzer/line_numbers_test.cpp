@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 
 using namespace oomlens::analyzer;
 

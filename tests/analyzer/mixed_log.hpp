@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "analyzer/analyzer.hpp"
-#include "analyzer/classify.hpp"
+#include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/classify.hpp"
 
 namespace oomlens::analyzer::testing {
 

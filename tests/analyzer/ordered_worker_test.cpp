@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "analyzer/ordered_worker.hpp"
+#include "analyzer/log/ordered_worker.hpp"
 
 using oomlens::analyzer::OrderedWorker;
 

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "analyzer/analyzer.hpp"
+#include "analyzer/log/analyzer.hpp"
 #include "tests/analyzer/mixed_log.hpp"
 
 using namespace oomlens::analyzer;

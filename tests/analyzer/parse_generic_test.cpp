@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/parse/oom_context.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/oom_context.hpp"
+#include "analyzer/log/parse/parser.hpp"
 
 using namespace oomlens::analyzer;
 using namespace oomlens::analyzer::parse;

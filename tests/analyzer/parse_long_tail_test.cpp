@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/parse/parser.hpp"
 
 using namespace oomlens::analyzer;
 using namespace oomlens::analyzer::parse;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
 using namespace oomlens::analyzer;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/event.hpp"
-#include "analyzer/line.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/line.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
 using namespace oomlens::analyzer;

@@ -1,4 +1,4 @@
-#include "analyzer/scan.hpp"
+#include "analyzer/log/scan.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analyzer.hpp"
-#include "analyzer/segmented_log.hpp"
+#include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/segmented_log.hpp"
 #include "tests/analyzer/mixed_log.hpp"
 
 using namespace oomlens::analyzer;

@@ -3,7 +3,7 @@
 #include <random>
 #include <string>
 
-#include "analyzer/stream.hpp"
+#include "analyzer/log/stream.hpp"
 
 using namespace oomlens::analyzer;
 

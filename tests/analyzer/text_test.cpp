@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "analyzer/text.hpp"
+#include "analyzer/log/text.hpp"
 
 using namespace oomlens::analyzer;
 

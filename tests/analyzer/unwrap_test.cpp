@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "analyzer/analyzer.hpp"
-#include "analyzer/unwrap.hpp"
+#include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/unwrap.hpp"
 
 using namespace oomlens::analyzer;
 

@@ -24,8 +24,8 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::parse {

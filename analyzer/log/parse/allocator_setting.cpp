@@ -25,9 +25,9 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/parser.hpp"
-#include "analyzer/text.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/parser.hpp"
+#include "analyzer/log/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {

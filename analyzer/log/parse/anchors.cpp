@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/parse/parser.hpp"
-#include "analyzer/text.hpp"
+#include "analyzer/log/parse/parser.hpp"
+#include "analyzer/log/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {

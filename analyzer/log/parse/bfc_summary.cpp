@@ -1,8 +1,8 @@
-#include "analyzer/parse/bfc_summary.hpp"
+#include "analyzer/log/parse/bfc_summary.hpp"
 
 #include <re2/re2.h>
 
-#include "analyzer/parse/common.hpp"
+#include "analyzer/log/parse/common.hpp"
 
 namespace oomlens::analyzer::parse {
 

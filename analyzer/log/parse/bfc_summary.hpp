@@ -20,7 +20,7 @@
 
 #include <string_view>
 
-#include "analyzer/event.hpp"
+#include "analyzer/log/event.hpp"
 
 namespace oomlens::analyzer::parse {
 

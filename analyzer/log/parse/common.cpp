@@ -1,4 +1,4 @@
-#include "analyzer/parse/common.hpp"
+#include "analyzer/log/parse/common.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/event.hpp"
-#include "analyzer/line.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/line.hpp"
+#include "analyzer/log/parse/parser.hpp"
 
 namespace oomlens::analyzer::parse {
 

@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/oom_context.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/oom_context.hpp"
+#include "analyzer/log/parse/parser.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {

@@ -26,11 +26,11 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/oom_context.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/oom_context.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
-#include "analyzer/text.hpp"
+#include "analyzer/log/text.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {

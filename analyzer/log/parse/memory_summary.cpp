@@ -37,9 +37,9 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/oom_context.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/oom_context.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::parse {

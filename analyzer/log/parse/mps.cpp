@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/parse/common.hpp"
-#include "analyzer/parse/parser.hpp"
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/parser.hpp"
 #include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::parse {

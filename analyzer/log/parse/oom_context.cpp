@@ -1,11 +1,11 @@
-#include "analyzer/parse/oom_context.hpp"
+#include "analyzer/log/parse/oom_context.hpp"
 
 #include <re2/re2.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include "analyzer/parse/common.hpp"
+#include "analyzer/log/parse/common.hpp"
 #include "analyzer/size.hpp"
 
 namespace oomlens::analyzer::parse {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/event.hpp"
-#include "analyzer/line.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/line.hpp"
 
 namespace oomlens::analyzer::parse {
 

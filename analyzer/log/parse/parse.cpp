@@ -2,8 +2,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/parse/parser.hpp"
-#include "analyzer/traceback.hpp"
+#include "analyzer/log/parse/parser.hpp"
+#include "analyzer/log/traceback.hpp"
 
 namespace oomlens::analyzer::parse {
 namespace {

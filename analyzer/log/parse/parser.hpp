@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "analyzer/event.hpp"
-#include "analyzer/line.hpp"
-#include "analyzer/stream.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/line.hpp"
+#include "analyzer/log/stream.hpp"
 
 namespace oomlens::analyzer::parse {
 
