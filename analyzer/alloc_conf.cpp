@@ -12,7 +12,7 @@
 namespace oomlens::analyzer {
 namespace {
 
-// How a key's value is read (facts sheet §3.3, PyTorch 2.6 and the newer
+// How a key's value is read (PyTorch 2.6's CUDAAllocatorConfig and the newer
 // AcceleratorAllocatorConfig).
 enum class ValueKind {
   mib_min20,         // max_split_size_mb, max_non_split_rounding_mb: stoi, > 20 (2.6) / >= 20 (newer)

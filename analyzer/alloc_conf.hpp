@@ -1,10 +1,11 @@
 // The value of PYTORCH_CUDA_ALLOC_CONF (and PYTORCH_ALLOC_CONF,
 // PYTORCH_HIP_ALLOC_CONF) read as PyTorch's allocator-config parser reads it
-// (facts sheet §3): `key:value` entries separated by `,`; `,` `:` `[` `]` are
-// tokens and whitespace is dropped everywhere, even inside a word; booleans are
-// exactly `True`/`False`; list values `[256:1,512:2,>:8]`. Every option and
-// every problem carries byte offsets into the value, so a rule can put its
-// diagnostic on exactly those characters of the source.
+// (c10/cuda/CUDAAllocatorConfig.cpp and the newer ConfigTokenizer): `key:value`
+// entries separated by `,`; `,` `:` `[` `]` are tokens and whitespace is
+// dropped everywhere, even inside a word; booleans are exactly `True`/`False`;
+// list values `[256:1,512:2,>:8]`. Every option and every problem carries
+// byte offsets into the value, so a rule can put its diagnostic on exactly
+// those characters of the source.
 #pragma once
 
 #include <cstddef>
@@ -57,7 +58,7 @@ struct AllocConfContext {
   ConfPlatform platform = ConfPlatform::unknown;
 };
 
-// The three variable names PyTorch reads (facts sheet §3.1).
+// The three variable names PyTorch reads.
 bool is_alloc_conf_variable(std::string_view name);
 
 // Parses a value. PYTORCH_HIP_ALLOC_CONF implies a ROCm build (hipMallocAsync

@@ -37,10 +37,10 @@
 //                  own traceback and message, followed by collateral failures
 //   mix            all of the above, section by section
 //
-// Outside `classic` the OOM messages vary by PyTorch era (allocator-facts §1.3:
-// the "cached" and "reserved in total" forms, 2.1's "capacty", the 2.3
-// truncation, private pools, "allowed", PYTORCH_ALLOC_CONF); some sections end
-// their lines with "\r\n".
+// Outside `classic` the OOM messages vary by PyTorch era (eras A–I, as in
+// fixtures/README.md: the "cached" and "reserved in total" forms, 2.1's
+// "capacty", the 2.3 truncation, private pools, "allowed",
+// PYTORCH_ALLOC_CONF); some sections end their lines with "\r\n".
 //
 // --manifest PATH writes the ground truth as JSON: every OOM message planted,
 // with its 1-based line as `grep -n` counts it ('\n' only: a physical line with
@@ -382,7 +382,7 @@ constexpr std::string_view kStyleNames[] = {"[rankN]:", "[defaultN]:", "[default
 struct OomMark {
   std::uint64_t line, line_offset, offset, incident;
   int rank;
-  char era;         // 'A'..'I' (allocator-facts §1.3), or 0 for the classic message (2.4+ wording)
+  char era;         // PyTorch message era 'A'..'I', or 0 for the classic message (2.4+ wording)
   bool joined;      // written after a progress bar's bare '\r' on the same physical line
   bool truncated;   // 2.3's message cut after "GPU "
 };
@@ -1129,7 +1129,7 @@ class LogWriter {
     bool nvml;          // per-process lines ("Process N has ...") vs "this process has"
     bool torch_cuda;    // torch.cuda.OutOfMemoryError (older) vs torch.OutOfMemoryError
     int where;          // 0 forward, 1 backward, 2 optimizer step
-    char era = 0;       // the mixes: 'A'..'I' (allocator-facts §1.3); 0: the classic message
+    char era = 0;       // the mixes: PyTorch message era 'A'..'I'; 0: the classic message
     int proc = 0;       // the mixes, eras D+: 0 "this process has", 1 "Process {self}" (PID namespace), 2 none
   };
 
@@ -1473,7 +1473,7 @@ class LogWriter {
     stats.max_world = std::max<std::uint64_t>(stats.max_world, static_cast<std::uint64_t>(ranks_));
   }
 
-  // Which PyTorch printed the OOMs of this job (allocator-facts §1.3), weighted
+  // Which PyTorch printed the OOMs of this job (its message era), weighted
   // towards the releases in use now.
   char pick_era() {
     const std::uint64_t roll = rng_.below(100);
@@ -3004,7 +3004,7 @@ class LogWriter {
     }
   }
 
-  // The allocator's message as the era printed it (allocator-facts §1.3).
+  // The caching allocator's OOM message as the era printed it.
   void era_message(int rank, const Oom& o) {
     const char era = o.era;
     if (join_rank_ == rank) {

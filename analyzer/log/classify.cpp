@@ -1,6 +1,6 @@
-// The judgement of one OOM event, in the order the allocator itself decides
-// (allocator-facts §1.3, §2): a size no device has; a message without the
-// figures to judge; a cap crossed before the device was asked; figures that
+// The judgement of one OOM event, in the order PyTorch's caching allocator
+// itself decides before it raises: a size no device has; a message without
+// the figures to judge; a cap crossed before the device was asked; figures that
 // say the device had room; and then which holder of the memory - live
 // tensors, the cache, or something outside the allocator - squeezed the
 // request. MPS has an allocator of its own (classify_mps.cpp).

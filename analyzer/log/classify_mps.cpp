@@ -1,5 +1,5 @@
-// The MPS judgement. PyTorch's MPS allocator (aten/src/ATen/mps/MPSAllocator.mm,
-// allocator-facts §1.6) prints three figures, none of them CUDA's:
+// The MPS judgement. PyTorch's MPS allocator (aten/src/ATen/mps/MPSAllocator.mm)
+// prints three figures, none of them CUDA's:
 //
 //   MPS allocated      m_total_allocated_memory: the Metal heaps PyTorch holds,
 //                      cached buffers included (the counterpart of reserved)

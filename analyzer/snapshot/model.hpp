@@ -1,8 +1,9 @@
 // A PyTorch memory snapshot (torch.cuda.memory._snapshot(), the object that
-// _dump_snapshot pickles), as typed data. allocator-facts §4.2 has the shape;
-// this reads every version from 1.13 (a bare list of segments) to the newest
-// (which add keys such as compile_context and user_metadata), ignoring keys it
-// does not know and giving defaults to keys a version lacks.
+// _dump_snapshot pickles), as typed data, shaped as PyTorch builds it in
+// torch/csrc/cuda/Module.cpp. This reads every version from 1.13 (a bare list
+// of segments) to the newest (which add keys such as compile_context and
+// user_metadata), ignoring keys it does not know and giving defaults to keys a
+// version lacks.
 #pragma once
 
 #include <cstddef>

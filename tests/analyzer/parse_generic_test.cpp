@@ -1,7 +1,7 @@
 // The generic GPU-OOM parser and the survived-OOM parser: wordings of an
 // out-of-memory error no specific parser knows, and the look-alikes they must
-// leave alone. Every line is written here from the general forms in
-// allocator-facts.md (§7, "Additions") and invented program output; none is a
+// leave alone. Every line is written here from the general forms of CUDA,
+// library and framework errors and invented program output; none is a
 // copy of a public log.
 #include <catch2/catch.hpp>
 

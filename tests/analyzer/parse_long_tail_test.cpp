@@ -3,8 +3,8 @@
 // eager "failed to allocate memory", TPU's reserve failure, wrapped XLA
 // messages, torch.cuda.memory_summary(), the allocator's UVM and INTERNAL
 // ASSERT notes, host-memory look-alikes, and the traceback that follows a
-// library's own OOM line. Messages follow allocator-facts.md; numbers are
-// invented so that the expected bytes can be checked exactly.
+// library's own OOM line. Messages follow each library's own wording;
+// numbers are invented so that the expected bytes can be checked exactly.
 #include <catch2/catch.hpp>
 
 #include <optional>

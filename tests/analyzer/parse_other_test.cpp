@@ -1,8 +1,8 @@
 // Parsers for everything that is not PyTorch's caching allocator: CUDA
 // libraries, XLA, TensorFlow, pressure warnings, look-alikes, collateral
-// failures and allocator settings. Messages are written from the templates in
-// allocator-facts.md (§1.8, §3.1, §6, §7); numbers are chosen so that the
-// expected bytes can be checked exactly.
+// failures and allocator settings. Messages are written from the format
+// strings of the libraries and frameworks that print them; numbers are chosen
+// so that the expected bytes can be checked exactly.
 #include <catch2/catch.hpp>
 
 #include <initializer_list>
@@ -40,7 +40,8 @@ Region region_of(const std::vector<std::string>& texts, std::optional<int> rank 
   return region;
 }
 
-// Messages of PyTorch's caching allocator, other parsers' business (§1.3, §1.4, §1.6).
+// Messages of PyTorch's own allocators (caching, cudaMallocAsync, MPS): other
+// parsers' business.
 const std::vector<std::string> kPytorchAllocatorMessages = {
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
     "79.25 GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 78.14 GiB memory in "
@@ -866,7 +867,7 @@ TEST_CASE("allocator_setting: settings as logs show them", "[parse][setting]") {
        {"XLA_PYTHON_CLIENT_PREALLOCATE=false", "XLA_PYTHON_CLIENT_ALLOCATOR=platform"}},
       {"TF_GPU_ALLOCATOR=cuda_malloc_async", {"TF_GPU_ALLOCATOR=cuda_malloc_async"}},
       {"TF_FORCE_GPU_ALLOW_GROWTH: true", {"TF_FORCE_GPU_ALLOW_GROWTH=true"}},
-      {"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true",  // wrong case kept as printed (§3.2)
+      {"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true",  // PyTorch wants True; kept as printed
        {"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true"}},
       {"PYTORCH_NO_CUDA_MEMORY_CACHING=1", {"PYTORCH_NO_CUDA_MEMORY_CACHING=1"}},
   };

@@ -1,7 +1,7 @@
-// The PyTorch message-family parsers: caching allocator (every era of
-// allocator-facts §1.3, plus §1.4's 1EB, §1.5 HIP, §1.7 XPU), cudaMallocAsync
-// (§1.4) and MPS (§1.6). Messages are written from the facts sheet's
-// templates with made-up numbers; expected values are exact bytes.
+// The PyTorch message-family parsers: caching allocator (every message era,
+// plus the "more than 1EB" request, ROCm's HIP text and XPU), cudaMallocAsync
+// and MPS. Messages are written from PyTorch's format strings with made-up
+// numbers; expected values are exact bytes.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

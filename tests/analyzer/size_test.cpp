@@ -1,4 +1,5 @@
-// parse_size/format_size against the printing rules of allocator-facts §1.1.
+// parse_size/format_size against PyTorch's format_size rules: whole bytes up
+// to 1024, else two decimals of the largest binary unit up to GiB.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Notes of PyTorch's caching allocator that change how an OOM next to them
-// reads (allocator-facts, "Additions"):
+// reads:
 //
 //   [_use_uvm] FAILED to allocate {N} bytes ({x} GiB) via UVM. CUDACachingAllocator will raise an
 //   OOM error as a result. You can ignore free-memory numbers reported by PyTorch as they are

@@ -1,4 +1,4 @@
-// Allocator settings as the log shows them (allocator-facts §3.1, §6.1, §6.2):
+// Allocator settings as the log shows them (PyTorch's, JAX's and TensorFlow's):
 // the fix advice depends on what was already set. One allocator_setting
 // finding per setting, detail "NAME=VALUE", from any of
 //
@@ -10,13 +10,13 @@
 //
 // and PyTorch ≈2.8-2.11's warning "PYTORCH_CUDA_ALLOC_CONF is deprecated, use
 // PYTORCH_ALLOC_CONF instead", which also says the old name is set and in
-// effect (§3.1: it warns only when PYTORCH_ALLOC_CONF is absent).
+// effect (PyTorch warns only when PYTORCH_ALLOC_CONF is absent).
 //
 // Hints that merely name a setting are not settings: PyTorch's OOM message
 // ("try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid
-// fragmentation", §1.3), TF's BFC hint ("'TF_GPU_ALLOCATOR=cuda_malloc_async'
-// will improve the situation", §6.2), MPS's watermark hint (§1.6). Nor is a
-// shell reference ("$PYTORCH_CUDA_ALLOC_CONF", "${...:-default}").
+// fragmentation"), TF's BFC hint ("'TF_GPU_ALLOCATOR=cuda_malloc_async'
+// will improve the situation"), MPS's watermark hint. Nor is a shell
+// reference ("$PYTORCH_CUDA_ALLOC_CONF", "${...:-default}").
 #include <re2/re2.h>
 
 #include <optional>
@@ -36,7 +36,7 @@ using re2::StringPiece;
 
 constexpr std::size_t kMaxSettingsPerLine = 16;  // a hostile line may repeat one forever
 
-// The settings the advice depends on (§3.1, §6.1, §6.2).
+// The settings the advice depends on.
 constexpr std::string_view kNames =
     R"(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF|PYTORCH_NO_CUDA_MEMORY_CACHING)"
     R"(|XLA_PYTHON_CLIENT_(?:MEM_FRACTION|PREALLOCATE|ALLOCATOR)|TF_GPU_ALLOCATOR|TF_FORCE_GPU_ALLOW_GROWTH)";

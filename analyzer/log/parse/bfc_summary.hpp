@@ -1,6 +1,6 @@
-// The "Stats:" block of TSL's BFC allocator (allocator-facts §6.2): the
-// allocator's AllocatorStats, logged when it runs out of memory. TensorFlow
-// prints it at the end of its BFC dump; JAX/XLA after RESOURCE_EXHAUSTED.
+// The "Stats:" block of TSL's BFC allocator: the allocator's AllocatorStats,
+// logged when it runs out of memory. TensorFlow prints it at the end of its
+// BFC dump; JAX/XLA after RESOURCE_EXHAUSTED.
 //
 //   Stats:
 //   Limit:                     10737418240

@@ -99,8 +99,8 @@ std::string joined_message(const Region& region, std::size_t at, std::size_t max
 // `text` unchanged, when the line has none.
 bool strip_log_prefix(std::string_view& text, std::string_view* file = nullptr);
 
-// A line of what C10_CUDA_CHECK appends to a CUDA error (allocator-facts §7;
-// hipified on ROCm, §1.5): 2.x starts with the "Search for `cudaError…'" help
+// A line of what C10_CUDA_CHECK appends to a CUDA error (ROCm builds print
+// the hipified text): 2.x starts with the "Search for `cudaError…'" help
 // line, 1.13 ends the hint with a period.
 bool is_c10_suffix(std::string_view text);
 

@@ -1,11 +1,11 @@
-// GPU OOMs raised outside PyTorch's caching allocator (allocator-facts §7,
-// §1.8, §1.5): a CUDA/HIP runtime or driver call, legacy THC, cuBLAS, cuDNN
-// and NCCL. None of them carries numbers: the memory went to a CUDA context,
-// a library handle or NCCL buffers that the allocator cannot see.
+// GPU OOMs raised outside PyTorch's caching allocator: a CUDA/HIP runtime or
+// driver call, legacy THC (before PyTorch 1.0), cuBLAS, cuDNN and NCCL. None
+// of them carries numbers: the memory went to a CUDA context, a library
+// handle or NCCL buffers that the allocator cannot see.
 //
 // Also here, because its text is the CUDA driver's: stream_executor's
 // "failed to allocate ... from device: CUDA_ERROR_OUT_OF_MEMORY", which TF/XLA
-// print when a first attempt fails and the BFC allocator then retries (§6.2).
+// print when a first attempt fails and the BFC allocator then retries.
 // Like NCCL's WARN lines it can be survived: what the same rank prints next
 // decides (oom_context.hpp's fate_after). Training output first: pressure;
 // an error, a traceback, an abort or the end of the log first: the OOM.
@@ -56,7 +56,7 @@ std::size_t emit(const Region& region, std::size_t at, std::size_t pos, std::siz
   return append_event(region, last, std::move(ev), out);
 }
 
-// §6.2: "failed to allocate {x}G ({N} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY";
+// stream_executor's "failed to allocate {x}G ({N} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY";
 // and its host twin for pinned memory, "failed to alloc {N} bytes on host".
 const RE2& stream_executor_device_re() {
   static const RE2 re(
@@ -106,7 +106,7 @@ std::optional<std::size_t> stream_executor_note(const Region& region, std::size_
   return std::nullopt;
 }
 
-// NCCL's CUDACHECK: WARN("Cuda failure '%s'") and newer "Cuda failure %d '%s'" (§7);
+// NCCL's CUDACHECK: WARN("Cuda failure '%s'") and newer "Cuda failure %d '%s'";
 // RCCL says HIP.
 bool says_cuda_oom(std::string_view text) {
   static const RE2 re(R"((?i)(?:cuda|hip) failure (?:\d+ |\w+: )?'?out of memory|CUDA_ERROR_OUT_OF_MEMORY)",
@@ -181,10 +181,11 @@ std::optional<std::size_t> nccl_calloc(const Region& region, std::size_t at, Par
   return emit(region, at, pos == std::string::npos ? pos_of(line.text, found) : pos, at, std::move(ev), false, out);
 }
 
-// §7: "NCCL error in: {file}:{line}, unhandled cuda error ..., NCCL version {v}"
-// then "ncclUnhandledCudaError: Call to CUDA function failed." and "Last
-// error:\n{text}". Only an OOM when NCCL says the CUDA failure was "out of
-// memory": on this line, in the lines that follow, or in an NCCL WARN just before.
+// PyTorch's C10D_NCCL_CHECK: "NCCL error in: {file}:{line}, unhandled cuda
+// error ..., NCCL version {v}" then "ncclUnhandledCudaError: Call to CUDA
+// function failed." and "Last error:\n{text}". Only an OOM when NCCL says the
+// CUDA failure was "out of memory": on this line, in the lines that follow,
+// or in an NCCL WARN just before.
 const RE2& nccl_unhandled_re() {
   static const RE2 re(R"((?i)((?:NCCL error in: .*?)?unhandled cuda error))", RE2::Latin1);
   return re;
@@ -233,14 +234,15 @@ std::optional<std::size_t> nccl_unhandled(const Region& region, std::size_t at, 
 
 // One line plus, for PyTorch's checks, the C10 suffix.
 std::optional<std::size_t> single_line(const Region& region, std::size_t at, Parsed& out) {
-  // §7 cuBLAS/cuDNN, §1.4 workspace, §7/§1.5 runtime+driver checks, §1.8 THC,
-  // then the driver/runtime codes as other libraries print them (numba, CuPy).
+  // cuBLAS/cuDNN, cuDNN's conv workspace, CUDA/HIP runtime and driver checks,
+  // legacy THC, then the driver/runtime codes as other libraries print them
+  // (numba, CuPy).
   static const RE2 cublas(R"(((?:(?:CUDA|HIP) error: )?(CU|HIP)BLAS_STATUS_ALLOC_FAILED))", RE2::Latin1);
   static const RE2 cudnn(R"(((?:cuDNN error: )?CUDNN_STATUS_ALLOC_FAILED|Not enough memory for workspace!))",
                          RE2::Latin1);
   static const RE2 runtime(R"(\b((CUDA|HIP) (?:driver )?error: out of memory))", RE2::Latin1);
   static const RE2 thc(R"(((cuda) runtime error \(2\) : out of memory))", RE2::Latin1);
-  // §1.8's THC printed the failed check before raising: "THCudaCheck FAIL
+  // Legacy THC printed the failed check before raising: "THCudaCheck FAIL
   // file={file} line={n} error=2 : out of memory".
   static const RE2 thc_check(R"(((THCuda)Check FAIL file=\S+ line=\d+ error=2 : out of memory))", RE2::Latin1);
   static const RE2 codes(R"(\b((CUDA)_ERROR_OUT_OF_MEMORY|(cuda)ErrorMemoryAllocation|(hip)ErrorOutOfMemory)\b)",

@@ -1,5 +1,5 @@
-// The cudaMallocAsync backend's OOM (allocator-facts §1.4), a message with
-// embedded newlines:
+// The cudaMallocAsync backend's OOM (c10/cuda/CUDAMallocAsyncAllocator.cpp),
+// a message with embedded newlines:
 //
 //   Allocation on device {dev} would exceed allowed memory. (out of memory)
 //   Currently allocated     : {used}
@@ -35,8 +35,9 @@ const RE2& anchor_re() {
   return re;
 }
 // The device index may be a raw byte: 2.6 streams a c10::DeviceIndex (int8)
-// as a char [INF, §1.4], as 2.3's caching allocator did (§1.3 Era F); device
-// 0's NUL then ends the whole message after "Allocation on device ".
+// as a char (inferred from the types, never seen in a log), as 2.3's caching
+// allocator did (Era F); device 0's NUL then ends the whole message after
+// "Allocation on device ".
 const RE2& header_re() {
   static const RE2 re(R"(^Allocation\s*on\s*device\s?([0-9]+|[\x01-\x1f])?\s*would\s*exceed)");
   return re;
@@ -56,7 +57,7 @@ bool is_wrapped_header_tail(std::string_view text) {
 const RE2& currently_allocated_re() { static const RE2 re(sized(R"(Currently\s*allocated\s*:\s*)")); return re; }
 const RE2& requested_re() { static const RE2 re(sized(R"(Requested\s*:\s*)")); return re; }
 const RE2& device_limit_re() { static const RE2 re(sized(R"(Device\s*limit\s*:\s*)")); return re; }
-// Hipified on ROCm (§1.5): "according to HIP".
+// ROCm builds print the hipified text: "according to HIP".
 const RE2& free_re() {
   static const RE2 re(sized(R"(Free\s*\(\s*according\s*to\s*(CUDA|HIP)\s*\)\s*:\s*)"));
   return re;
@@ -72,7 +73,7 @@ const RE2& limit_value_re() { static const RE2 re(sized(R"(^\s*:\s*)")); return 
 
 void set_limit(std::optional<std::uint64_t> limit, OomEvent& ev) {
   if (!limit) return;
-  // SIZE_MAX prints as "17179869184.00 GiB" when no fraction is set (§1.4).
+  // SIZE_MAX prints as "17179869184.00 GiB" when no memory fraction is set.
   if (*limit >= kPlaceholderSize) ev.placeholder_limit = true;
   else ev.numbers.limit = limit;
 }

@@ -11,7 +11,7 @@
 //                      an out-of-memory of pinned/host/CPU memory in any runtime's words
 //                      ("failed to allocate 512.00 MiB of pinned memory: out of memory",
 //                      "cudaHostAlloc ... out of memory", "host out of memory")
-//   not_memory_error   illegal memory access, device-side assert, misaligned address (§7: the
+//   not_memory_error   illegal memory access, device-side assert, misaligned address (the
 //                      same C10_CUDA_CHECK form as "CUDA error: out of memory")
 //
 // The plain word "memory" in prose ("memory usage 30%") is none of these, and

@@ -1,4 +1,4 @@
-// torch.cuda.memory_summary() printed into a log (allocator-facts §5.1): a
+// torch.cuda.memory_summary() printed into a log: a
 // 77-column box whose header row counts the OOMs the caching allocator has
 // raised and the times it flushed its cache to retry cudaMalloc:
 //

@@ -1,11 +1,12 @@
-// Apple MPS backend OOM (allocator-facts §1.6), raised as a RuntimeError:
+// Apple MPS backend OOM (aten/src/ATen/mps/MPSAllocator.mm), raised as a RuntimeError:
 //
 //   MPS backend out of memory (MPS allocated: {a}, other allocations: {o}, max allowed: {m}).
 //   Tried to allocate {size} on {shared|private} pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0
 //   to disable upper limit for memory allocations (may cause system failure).
 //
 // (one line in source), and without "max allowed" and the hint when the
-// watermark is disabled. Sizes say KB/MB/GB but are binary (§1.1), which
+// watermark is disabled. Sizes say KB/MB/GB but are binary (MPS's format_size
+// divides by 1024), which
 // parse_size already assumes.
 #include <re2/re2.h>
 

@@ -2,10 +2,10 @@
 // allocator_pressure finding:
 //
 //   DeepSpeed ZeRO-3, each step where PyTorch's num_alloc_retries grew (its
-//   caching allocator freed its cache and retried cudaMalloc, §1.3 steps 5-6):
+//   caching allocator freed its cached blocks and retried cudaMalloc):
 //     "{n} pytorch allocator cache flushes since last step. this happens when there is
 //      high memory pressure and is detrimental to performance. ..."
-//   TF's BFC allocator, when it frees cached regions to fit a larger one (§6.2):
+//   TF's BFC allocator, when it frees cached regions to fit a larger one:
 //     "Garbage collection: deallocate free memory regions (i.e., allocations) so that we
 //      can re-allocate a larger region to avoid OOM due to memory fragmentation. ..."
 //

@@ -1,6 +1,6 @@
 // The PyTorch caching-allocator OOM, "(CUDA|HIP|XPU) out of memory. Tried to
-// allocate ...": every era of allocator-facts §1.3 (A–I), the 1EB request of
-// §1.4, the hipified text of §1.5, the XPU texts of §1.7, and vendor builds
+// allocate ...": every message era (A–I), the "more than 1EB" request, the
+// hipified text of ROCm builds, the XPU texts, and vendor builds
 // that print the same grammar with their own device word ("MLU out of
 // memory ... (MLU 0; ...)", "NPU ...", "GCU ...", "MUSA ...").
 //
@@ -31,7 +31,7 @@ namespace {
 // The longest message (era H with a few process lines) wraps to a handful of
 // lines even at 80 columns; 12 leaves room for interleaved ranks.
 constexpr std::size_t kMaxLines = 12;
-// "Tried to allocate more than 1EB memory." (§1.4) states a lower bound only.
+// "Tried to allocate more than 1EB memory." states a lower bound only.
 constexpr std::uint64_t kOneExabyte = std::uint64_t{1} << 60;
 // Enough for any real NVML listing; bounds what hostile text can make us hold.
 constexpr std::size_t kMaxProcesses = 256;
@@ -39,7 +39,7 @@ constexpr std::size_t kMaxProcesses = 256;
 // The device words of the allocator grammar: PyTorch's own and vendor forks'.
 #define OOMLENS_DEVICE_WORD "(?:GPU|NPU|MLU|GCU|XPU|MUSA)"
 
-// §1.3 "Parser guidance": the anchor, with the device prefix optional (the
+// The anchor every era shares, with the device prefix optional (the
 // device-generic "Out of memory. Tried to allocate" of Era I).
 const RE2& anchor_re() {
   static const RE2 re(R"(((CUDA|HIP|XPU|MLU|NPU|GCU|MUSA)\s*)?[Oo]ut\s*of\s*memory\.\s*Tried\s*to\s*allocate)");
@@ -78,7 +78,7 @@ const RE2& first_line_re() {
 
 // Text that ends the message in every era where it appears: A's "cached)",
 // C/D's "... Memory Management and PYTORCH_CUDA_ALLOC_CONF", E–I's URL, the
-// XPU tail (§1.7) and the 1EB message (§1.4).
+// XPU tail ("empty_cache") and the 1EB message.
 const RE2& terminal_re() {
   static const RE2 re(
       R"(cached\s*\)|Management\s*and\s*PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF|environment-variables\s*\))"
@@ -86,7 +86,7 @@ const RE2& terminal_re() {
   return re;
 }
 // Places where a message may end or go on: B ends at "PyTorch)" where C goes
-// on with a hint; a future hint-less message (PR#173051, §1.3 Era I) ends at
+// on with a hint; a future hint-less message (pytorch/pytorch PR#173051, Era I) ends at
 // "unallocated."; 2.3 truncates after "GPU " (Era F). Which one it is shows
 // only on the next line (see continues_on_next_line).
 const RE2& optional_end_re() {
@@ -104,7 +104,7 @@ const RE2& continuation_re() {
 const RE2& requested_re() { static const RE2 re(sized(R"(Tried\s*to\s*allocate\s*)")); return re; }
 const RE2& one_exabyte_re() { static const RE2 re(R"(Tried\s*to\s*allocate\s*more\s*than\s*1EB)"); return re; }
 const RE2& gpu_digits_re() { static const RE2 re(OOMLENS_DEVICE_WORD R"(\s*([0-9]+)\s*(?:has|;))"); return re; }
-// 2.3 streamed an int8 device index as a char: device n>0 prints byte n (§1.3 Era F).
+// 2.3 streamed an int8 device index as a char: device n>0 prints byte n (Era F).
 const RE2& gpu_char_re() { static const RE2 re(R"(GPU ?([\x01-\x1f]) ?has)"); return re; }
 // Era F: the message stops right after "GPU " (device 0's NUL ended the C string).
 const RE2& truncated_re() {
@@ -140,7 +140,7 @@ const RE2& other_process_re() {
   static const RE2 re(sized(R"(Process\s*([0-9]+)\s*has\s*)", R"(\s*memory\s*in\s*use)"));
   return re;
 }
-// Era E–I hint, any of the three variable names (§1.3, §1.5).
+// Era E–I hint, any of the three variable names (ROCm builds print PYTORCH_HIP_ALLOC_CONF).
 const RE2& expandable_hint_re() {
   static const RE2 re(R"(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF\s*=\s*expandable_segments)");
   return re;
@@ -206,7 +206,7 @@ void cut_at_another_message(const Region& region, std::size_t at, std::string& t
 }
 
 // The text from line `at` on, joined across wrapped lines: messages are one
-// line in source, breaks in logs come from terminals (§1.3 parser guidance).
+// line in source, breaks in logs come from terminals and wrappers.
 std::string join_message(const Region& region, std::size_t at, std::size_t& last) {
   MessageComplete complete;
   std::string text;
@@ -280,7 +280,7 @@ void read_processes(std::string_view msg, MemoryNumbers& n) {
   }
 }
 
-// §2: what each era's numbers mean, mapped onto one set of fields.
+// What each era's numbers mean, mapped onto one set of fields.
 void read_accounting(std::string_view msg, MemoryNumbers& n) {
   auto by_pytorch = size_of(msg, by_pytorch_re());
   auto unallocated = size_of(msg, unallocated_re());

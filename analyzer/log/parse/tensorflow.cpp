@@ -1,4 +1,4 @@
-// TensorFlow's OOMs (allocator-facts §6.2): the op-level error
+// TensorFlow's OOMs: the op-level error
 //
 //   OOM when allocating tensor with shape{shape} and type {dtype} on {device} by allocator {allocator}
 //
@@ -143,7 +143,7 @@ std::optional<std::size_t> oom_when_allocating(const Region& region, std::size_t
 
 // -- BFC "ran out of memory" ------------------------------------------------
 
-// Lines of DumpMemoryLog and the Stats block (§6.2); a line that starts
+// Lines of the BFC allocator's DumpMemoryLog and its Stats block; a line that starts
 // another message ends the dump.
 bool is_dump_line(std::string_view raw, MemoryNumbers& numbers) {
   static const RE2 other_message(R"((?i)ran out of memory|oom when|garbage collection|resource_?exhausted)",

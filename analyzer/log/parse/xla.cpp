@@ -1,4 +1,4 @@
-// XLA device OOMs (allocator-facts §6.1), as JAX prints them and as TF does
+// XLA device OOMs, as JAX prints them and as TF does
 // when it compiles with XLA:
 //
 //   RESOURCE_EXHAUSTED: Out of memory while trying to allocate {N} bytes.      (also "16.00GiB.")
@@ -112,7 +112,7 @@ std::optional<Message> read_message(std::string_view text) {
 
 enum class Block { none, report, stats };
 
-// §6.1: "BufferAssignment OOM Debugging." report; TPU memory reports.
+// XLA's "BufferAssignment OOM Debugging." report; TPU memory reports.
 bool starts_report(std::string_view text) {
   static const RE2 re(
       R"(^\s*(?:BufferAssignment OOM Debugging\.|Ran out of memory in memory space|Used [0-9.]+\s*\w* of)"
@@ -160,7 +160,8 @@ std::size_t consume_reports(const Region& region, std::size_t cursor, const std:
   return last;
 }
 
-// §6.1 host form: host RAM for staging buffers, not the device.
+// XLA's host form, "Out of host memory ...": host RAM for staging buffers,
+// not the device.
 std::optional<std::size_t> host_memory(const Region& region, std::size_t at, Parsed& out) {
   static const RE2 re(R"(Out of host memory while trying to allocate (\d+) bytes)", RE2::Latin1);
   const Line& line = region.lines[at];
@@ -243,7 +244,7 @@ std::optional<std::size_t> parse_xla(const Region& region, std::size_t at, Parse
   const Line& line = region.lines[at];
   if (!may_start_message(line.text)) return std::nullopt;
   if (auto last = host_memory(region, at, out)) return last;
-  if (line.text.find("OOM when allocating") != std::string::npos) return std::nullopt;  // TensorFlow's (§6.2)
+  if (line.text.find("OOM when allocating") != std::string::npos) return std::nullopt;  // TensorFlow's
 
   // A TPU message wraps after "compile permanent error." or "hbm.": join the
   // continuation lines that carry its numbers.
