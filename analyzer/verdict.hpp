@@ -14,8 +14,9 @@ namespace oomlens::analyzer {
 enum class OomClass { fragmentation, capacity, external, limit, unquantified };
 const char* to_string(OomClass c);
 
-// The thresholds the judgement uses. They are documented in the rule pages
-// (rules/docs/OOM101.md ... OOM105.md); change both together.
+// The thresholds the judgement uses. The rule pages (rules/docs/OOM101.md ...
+// OOM105.md) quote them; tests/rules/rule_docs_test.cpp reads these defaults
+// and fails when a page states another figure.
 struct ClassifyThresholds {
   // A cause other than live tensors counts only when the memory it holds
   // could have served the request AND is at least this share of the device:

@@ -94,7 +94,7 @@ void Server::execute_command(const PendingPtr& p, json& params) {
     auto cancelled = p->cancelled;
     io_.run_in_background([this, p, text = std::move(text), label, settings, cancelled] {
       auto report = analyze_text_report(text, settings, *cancelled);
-      json result = report::report_json({{label, report}});
+      json result = report::report_json({{label, report}}, {.breakdown = true});
       std::string markdown = report_markdown(report);
       io_.run_on_protocol([this, p, result = std::move(result), markdown = std::move(markdown)]() mutable {
         if (p->cancelled->load()) return;  // answered already with -32800

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analyzer/log/text.hpp"
+#include "rules/breakdown.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -98,7 +99,16 @@ FileReport single(const std::string& path) {
 
 }  // namespace
 
-json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item) {
+json breakdown_json(const analyzer::MemoryNumbers& numbers) {
+  auto b = rules::memory_breakdown(numbers);
+  if (b.parts.empty()) return nullptr;
+  json parts = json::array();
+  for (const auto& p : b.parts)
+    parts.push_back({{"kind", rules::to_string(p.kind)}, {"label", p.label}, {"bytes", p.bytes}});
+  return {{"total_bytes", b.total}, {"total_is_device", b.total_is_device}, {"parts", parts}};
+}
+
+json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item, const ReportJsonOptions& options) {
   const auto& inc = item.incident;
   const auto& e = inc.primary;
   const auto& d = item.diagnosis;
@@ -119,6 +129,7 @@ json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item)
   if (!e.exception.empty()) j["exception"] = e.exception;
   j["text"] = e.message;
   j["numbers"] = numbers_json(e.numbers);
+  if (options.breakdown) j["breakdown"] = breakdown_json(e.numbers);
   json per_rank = json::array();
   for (const auto& f : inc.per_rank) per_rank.push_back(rank_failure_json(file, f));
   j["ranks"] = {{"first_failing", optional_int(inc.first_failing_rank)},
@@ -188,13 +199,13 @@ json finding_json(const std::string& path, const rules::FindingDiagnosis& item) 
   return finding_json(single(path), item);
 }
 
-json report_json(const std::vector<FileReport>& files) {
+json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& options) {
   json out;
   out["version"] = OOMLENS_VERSION;
   json incidents = json::array(), findings = json::array(), inputs = json::array();
   for (std::size_t job = 0; job < files.size(); ++job) {
     const auto& file = files[job];
-    for (const auto& item : file.report.incidents) incidents.push_back(incident_json(file, item));
+    for (const auto& item : file.report.incidents) incidents.push_back(incident_json(file, item, options));
     for (const auto& item : file.report.findings) findings.push_back(finding_json(file, item));
     if (file.inputs.empty()) {
       inputs.push_back({{"path", file.path},

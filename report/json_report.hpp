@@ -36,12 +36,25 @@ struct FileReport {
   const std::string& path_of(std::uint32_t file) const { return file < inputs.size() ? inputs[file].path : path; }
 };
 
-nlohmann::json report_json(const std::vector<FileReport>& files);
-nlohmann::json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item);
+// What a caller adds to the contract beyond its fixed keys.
+struct ReportJsonOptions {
+  // Each incident's memory breakdown (rules/breakdown.hpp) as `breakdown`:
+  // the parts the terminal bar and the hover draw, for clients that draw it
+  // themselves. Off for `diagnose --format json`, whose output is fixed by its
+  // goldens; on for the language server's oomlens.diagnoseText.
+  bool breakdown = false;
+};
+
+nlohmann::json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& options = {});
+nlohmann::json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item,
+                             const ReportJsonOptions& options = {});
 nlohmann::json finding_json(const FileReport& file, const rules::FindingDiagnosis& item);
 // The same for a single input named `path`.
 nlohmann::json incident_json(const std::string& path, const rules::IncidentDiagnosis& item);
 nlohmann::json finding_json(const std::string& path, const rules::FindingDiagnosis& item);
 nlohmann::json fixes_json(const std::vector<rules::Fix>& fixes);
+// The memory breakdown of a message's figures: {"total_bytes", "total_is_device",
+// "parts": [{"kind", "label", "bytes"}]}; null when the figures are too few to draw.
+nlohmann::json breakdown_json(const analyzer::MemoryNumbers& numbers);
 
 }  // namespace oomlens::report

@@ -75,6 +75,18 @@ std::vector<MemoryPart::Kind> bar_cells(const MemoryBreakdown& b, std::size_t wi
   return cells;
 }
 
+const char* to_string(MemoryPart::Kind k) {
+  switch (k) {
+    case MemoryPart::Kind::allocated: return "allocated";
+    case MemoryPart::Kind::reserved_unallocated: return "reserved_unallocated";
+    case MemoryPart::Kind::non_pytorch: return "non_pytorch";
+    case MemoryPart::Kind::other_processes: return "other_processes";
+    case MemoryPart::Kind::unaccounted: return "unaccounted";
+    case MemoryPart::Kind::free: return "free";
+  }
+  return "free";
+}
+
 const char* bar_glyph(MemoryPart::Kind k) {
   switch (k) {
     case MemoryPart::Kind::allocated: return "█";

@@ -23,6 +23,10 @@ struct MemoryBreakdown {
   std::vector<MemoryPart> parts;   // in bar order, zero-sized parts left out
 };
 
+// The kind as a stable token (JSON `breakdown.parts[].kind`): "allocated",
+// "reserved_unallocated", "non_pytorch", "other_processes", "unaccounted", "free".
+const char* to_string(MemoryPart::Kind k);
+
 // Empty parts when the message gives too little to draw (fewer than two parts).
 MemoryBreakdown memory_breakdown(const analyzer::MemoryNumbers& n);
 

@@ -1,5 +1,8 @@
 // What a rule is: a stable code, a name for the pattern, a doc page, and the
-// code that turns an analyzer fact into a Diagnosis.
+// code that turns an analyzer fact into a Diagnosis. The words (code, name,
+// summary, explanations) are written once, in the doc page; the build turns
+// the pages into rules::docs::OOMnnn (cmake/rule_docs.py), which rule files
+// read.
 #pragma once
 
 #include <optional>
@@ -17,6 +20,12 @@ struct RuleInfo {
   std::string_view summary;
 };
 
+// A rule's identity from its doc page's constants (rules::docs::OOMnnn).
+template <class Doc>
+constexpr RuleInfo rule_info() {
+  return {Doc::code, Doc::name, Doc::summary};
+}
+
 // A rule over incidents: applies to the incidents of one class.
 struct IncidentRule {
   RuleInfo info;
@@ -26,6 +35,7 @@ struct IncidentRule {
 
 // A rule over findings that are not GPU OOMs: one finding kind each. Its
 // message is `headline: <what the parser read>`; the explanation is fixed.
+// Both come from the doc page (`Message: **headline**`, `Explanation: ...`).
 struct FindingRule {
   RuleInfo info;
   analyzer::FindingKind kind;
@@ -33,6 +43,11 @@ struct FindingRule {
   std::string_view headline;
   std::string_view explanation;
 };
+
+template <class Doc>
+constexpr FindingRule finding_rule(analyzer::FindingKind kind, Severity severity) {
+  return {rule_info<Doc>(), kind, severity, Doc::headline, Doc::explanation};
+}
 
 const std::vector<IncidentRule>& incident_rules();
 const std::vector<FindingRule>& finding_rules();

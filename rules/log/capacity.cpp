@@ -1,10 +1,12 @@
-// OOM102 device-capacity-exceeded: live tensors fill the device.
+// OOM102: live tensors fill the device. The rule's words are on
+// rules/docs/OOM102.md, read at build time.
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "rules/log/common.hpp"
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 namespace {
@@ -20,10 +22,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     held = fmt::format("; live tensors hold {}", format_size(*n.allocated));
   d.message = fmt::format("{} out of memory, capacity: {}{}{}", device_word(inc.primary.device), failure_head(inc), held,
                           n.free ? fmt::format(", {} free", format_size(*n.free)) : "");
-  d.explanation =
-      "The memory in use is live data: tensors the program still references. Neither the allocator's settings nor "
-      "empty_cache() can free it; the step needs less memory or the job needs more devices.\n\n" +
-      evidence_markdown(inc);
+  d.explanation = std::string(docs::OOM102::explanation) + "\n\n" + evidence_markdown(inc);
 
   const auto framework = inc.primary.framework;
   d.fixes.push_back({"Lower the per-device batch size and accumulate gradients", FixKind::advice,
@@ -84,9 +83,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
 }  // namespace
 
 IncidentRule capacity_rule() {
-  return {{"OOM102", "device-capacity-exceeded", "Live tensors fill the device: the job needs more memory than it has."},
-          analyzer::OomClass::capacity,
-          describe};
+  return {rule_info<docs::OOM102>(), analyzer::OomClass::capacity, describe};
 }
 
 }  // namespace oomlens::rules::log

@@ -1,14 +1,12 @@
-// OOM206 collateral-rank-failure: A rank failed because another one did (NCCL timeout, launcher SIGTERM), not from its own OOM.
+// OOM206's finding rule. Its words (name, summary, headline, explanation) are
+// on its doc page, rules/docs/OOM206.md, read at build time.
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 
 FindingRule collateral_rule() {
-  return {{"OOM206", "collateral-rank-failure", "A rank failed because another one did (NCCL timeout, launcher SIGTERM), not from its own OOM."},
-          analyzer::FindingKind::collateral,
-          Severity::information,
-          "Collateral failure",
-          "When one rank dies, the others wait in a collective until NCCL's watchdog times out, and the launcher then terminates them. These failures are consequences: find the rank that failed first."};
+  return finding_rule<docs::OOM206>(analyzer::FindingKind::collateral, Severity::information);
 }
 
 }  // namespace oomlens::rules::log

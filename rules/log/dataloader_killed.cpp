@@ -1,14 +1,12 @@
-// OOM203 dataloader-worker-killed: A DataLoader worker process was killed, usually by the host OOM killer: not a GPU OOM.
+// OOM203's finding rule. Its words (name, summary, headline, explanation) are
+// on its doc page, rules/docs/OOM203.md, read at build time.
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 
 FindingRule dataloader_killed_rule() {
-  return {{"OOM203", "dataloader-worker-killed", "A DataLoader worker process was killed, usually by the host OOM killer: not a GPU OOM."},
-          analyzer::FindingKind::dataloader_killed,
-          Severity::warning,
-          "DataLoader worker died",
-          "A worker process of torch.utils.data.DataLoader was killed by a signal, most often SIGKILL from the host OOM killer. Each worker holds its own copy of the dataset object: lower num_workers or prefetch_factor, avoid Python lists of large objects in the Dataset (copy-on-read), and check shared memory (/dev/shm) in containers."};
+  return finding_rule<docs::OOM203>(analyzer::FindingKind::dataloader_killed, Severity::warning);
 }
 
 }  // namespace oomlens::rules::log

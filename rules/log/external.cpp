@@ -1,10 +1,11 @@
-// OOM103 external-memory-holder: memory outside this process's allocator
-// (other processes, or non-PyTorch memory inside it) squeezes the request.
+// OOM103: memory outside this process's allocator squeezes the request. The
+// rule's words are on rules/docs/OOM103.md, read at build time.
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "rules/log/common.hpp"
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 namespace {
@@ -26,18 +27,10 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     holder = "memory outside this process's reservation is in use";
   d.message = fmt::format("{} out of memory, held elsewhere: {}; {}{}", device_word(inc.primary.device), failure_head(inc), holder,
                           n.total ? fmt::format(" of {}", format_size(*n.total)) : "");
-  if (by_others)
-    d.explanation = "Another process on the same GPU holds the memory this job needed: a second job, a notebook, a "
-                    "zombie from an earlier run, or DataLoader workers that touched CUDA.\n\n";
-  else if (n.non_pytorch)
-    d.explanation = "Memory outside PyTorch's caching allocator fills the device: the CUDA context, cuBLAS/cuDNN "
-                    "workspaces, NCCL communication buffers or another library in this process. Allocator settings "
-                    "do not reach it.\n\n";
-  else
-    d.explanation = "The device uses far more memory than this process reserved. The message does not list processes "
-                    "(ROCm, Windows and PyTorch before 2.1 print none), so the holder may be another process or "
-                    "non-PyTorch memory in this one; the command below tells which.\n\n";
-  d.explanation += evidence_markdown(inc);
+  d.explanation = std::string(by_others        ? docs::OOM103::explanation_other_processes
+                                : n.non_pytorch ? docs::OOM103::explanation_non_pytorch
+                                                : docs::OOM103::explanation_holder_unknown) +
+                  "\n\n" + evidence_markdown(inc);
 
   for (auto& fix : outside_memory_fixes(inc)) d.fixes.push_back(std::move(fix));
   d.verify = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
@@ -46,10 +39,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
 }  // namespace
 
 IncidentRule external_rule() {
-  return {{"OOM103", "external-memory-holder",
-           "Memory held outside this process's allocator (other processes, non-PyTorch memory) squeezes the request."},
-          analyzer::OomClass::external,
-          describe};
+  return {rule_info<docs::OOM103>(), analyzer::OomClass::external, describe};
 }
 
 }  // namespace oomlens::rules::log

@@ -1,10 +1,11 @@
-// OOM101 allocator-fragmentation: the cache holds enough free memory for the
-// request, a substantial share of the device, but no block is big enough.
+// OOM101: the allocator's cache would cover the request but no block is big
+// enough. The rule's words are on rules/docs/OOM101.md, read at build time.
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "rules/log/common.hpp"
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 namespace {
@@ -21,11 +22,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions& options, Diagnos
                               ? fmt::format(" ({:.1f}% of {})", 100.0 * static_cast<double>(*n.reserved_unallocated) / static_cast<double>(*n.total), format_size(*n.total))
                               : "",
                           n.free ? fmt::format(", {} free", format_size(*n.free)) : "");
-  d.explanation =
-      std::string("The caching allocator holds enough free memory for this request, but split into blocks that are "
-                  "each too small, and no new segment could be had from the driver. The job fits; its memory is in the "
-                  "wrong shape.\n\n") +
-      evidence_markdown(inc);
+  d.explanation = std::string(docs::OOM101::explanation) + "\n\n" + evidence_markdown(inc);
 
   if (pytorch) {
     AllocConf conf = alloc_conf_with(inc, options.fragmentation_option);
@@ -67,10 +64,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions& options, Diagnos
 }  // namespace
 
 IncidentRule fragmentation_rule() {
-  return {{"OOM101", "allocator-fragmentation",
-           "The allocator's cache would cover the request, but no single free block is large enough."},
-          analyzer::OomClass::fragmentation,
-          describe};
+  return {rule_info<docs::OOM101>(), analyzer::OomClass::fragmentation, describe};
 }
 
 }  // namespace oomlens::rules::log

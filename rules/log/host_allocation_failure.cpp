@@ -1,14 +1,12 @@
-// OOM204 host-allocation-failure: A host (CPU) memory allocation failed: not a GPU OOM.
+// OOM204's finding rule. Its words (name, summary, headline, explanation) are
+// on its doc page, rules/docs/OOM204.md, read at build time.
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 
 FindingRule host_allocation_failure_rule() {
-  return {{"OOM204", "host-allocation-failure", "A host (CPU) memory allocation failed: not a GPU OOM."},
-          analyzer::FindingKind::cpu_alloc_failure,
-          Severity::warning,
-          "Host allocation failed, not GPU memory",
-          "The failing allocation was in system RAM (PyTorch's CPU allocator, XLA's host memory). GPU allocator settings will not help: reduce what is loaded into host memory, or raise the container or host memory limit."};
+  return finding_rule<docs::OOM204>(analyzer::FindingKind::cpu_alloc_failure, Severity::warning);
 }
 
 }  // namespace oomlens::rules::log

@@ -1,14 +1,12 @@
-// OOM202 host-oom-kill: The operating system killed the process for using too much host (CPU) memory: not a GPU OOM.
+// OOM202's finding rule. Its words (name, summary, headline, explanation) are
+// on its doc page, rules/docs/OOM202.md, read at build time.
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 
 FindingRule host_oom_kill_rule() {
-  return {{"OOM202", "host-oom-kill", "The operating system killed the process for using too much host (CPU) memory: not a GPU OOM."},
-          analyzer::FindingKind::host_oom_kill,
-          Severity::warning,
-          "Host memory exhausted, not GPU memory",
-          "The kernel's OOM killer (or a container limit) ended the process because system RAM ran out. GPU settings will not help: look at DataLoader workers and prefetching, pinned-memory buffers, datasets loaded into RAM, and the container's memory limit (dmesg or kubectl describe shows the kill)."};
+  return finding_rule<docs::OOM202>(analyzer::FindingKind::host_oom_kill, Severity::warning);
 }
 
 }  // namespace oomlens::rules::log

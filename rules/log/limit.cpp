@@ -1,11 +1,12 @@
-// OOM104 memory-cap-reached: a cap set by the user (or the framework's
-// default cap) was hit while the device still had memory.
+// OOM104: a cap on the process's memory was hit while the device still had
+// memory. The rule's words are on rules/docs/OOM104.md, read at build time.
 #include <cmath>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "rules/log/common.hpp"
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 namespace {
@@ -18,10 +19,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   d.message = fmt::format("{} out of memory at a memory cap: {}; the cap is {}{}", device_word(inc.primary.device), failure_head(inc),
                           n.limit ? format_size(*n.limit) : "unknown",
                           n.free ? fmt::format(", {} still free on the device", format_size(*n.free)) : "");
-  d.explanation =
-      "The allocator refused the request because it would cross a cap on this process's memory, not because the "
-      "device was full.\n\n" +
-      evidence_markdown(inc);
+  d.explanation = std::string(docs::OOM104::explanation) + "\n\n" + evidence_markdown(inc);
 
   if (e.family == analyzer::OomFamily::mps) {
     d.fixes.push_back({"Set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0", FixKind::env, FixSafety::unsafe,
@@ -56,9 +54,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
 }  // namespace
 
 IncidentRule limit_rule() {
-  return {{"OOM104", "memory-cap-reached", "A user-set cap on the process's memory was hit while the device had room."},
-          analyzer::OomClass::limit,
-          describe};
+  return {rule_info<docs::OOM104>(), analyzer::OomClass::limit, describe};
 }
 
 }  // namespace oomlens::rules::log

@@ -1,14 +1,12 @@
-// OOM205 not-an-out-of-memory-error: A CUDA error that is often mistaken for an out-of-memory failure but is a program bug.
+// OOM205's finding rule. Its words (name, summary, headline, explanation) are
+// on its doc page, rules/docs/OOM205.md, read at build time.
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 
 FindingRule not_memory_error_rule() {
-  return {{"OOM205", "not-an-out-of-memory-error", "A CUDA error that is often mistaken for an out-of-memory failure but is a program bug."},
-          analyzer::FindingKind::not_memory_error,
-          Severity::information,
-          "Not an out-of-memory error",
-          "Illegal memory accesses and device-side asserts are bugs (an index out of range, a wrong shape, a kernel reading past a buffer), not a lack of memory. Re-run with CUDA_LAUNCH_BLOCKING=1 to get the failing operation in the traceback; on CPU the same code usually raises a clear IndexError."};
+  return finding_rule<docs::OOM205>(analyzer::FindingKind::not_memory_error, Severity::information);
 }
 
 }  // namespace oomlens::rules::log

@@ -1,9 +1,11 @@
-// OOM105 unquantified-gpu-oom: a GPU OOM whose message carries no numbers.
+// OOM105: a GPU OOM whose message carries no figures. The rule's words are on
+// rules/docs/OOM105.md, read at build time.
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "rules/log/common.hpp"
 #include "rules/log/log_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::log {
 namespace {
@@ -28,23 +30,16 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   }
   d.message = fmt::format("{} out of memory without figures: {}{}", device_word(inc.primary.device), what,
                           e.numbers.requested ? fmt::format(" ({})", failure_head(inc)) : "");
-  d.explanation = "The message does not say how memory was used, so the cause cannot be proven from it. Capture the "
-                  "numbers on the next run.\n\n" +
-                  evidence_markdown(inc);
+  d.explanation = std::string(docs::OOM105::explanation) + "\n\n" + evidence_markdown(inc);
   if (inc.verdict.reason == "uvm") {
     d.message = fmt::format("{} out of memory in unified memory (torch.cuda._use_uvm): {}", device_word(e.device),
                             failure_head(inc));
-    d.explanation = "The allocation went through CUDA unified memory and failed there; the device figures the message "
-                    "prints are not what ran out.\n\n" +
-                    evidence_markdown(inc);
+    d.explanation = std::string(docs::OOM105::explanation_uvm) + "\n\n" + evidence_markdown(inc);
   }
   if (inc.verdict.reason == "numbers-contradict") {
     d.message = fmt::format("{} out of memory that its own figures do not explain: {}; {} free on the device", device_word(inc.primary.device),
                             failure_head(inc), e.numbers.free ? analyzer::format_size(*e.numbers.free) : "?");
-    d.explanation = "By the figures the message prints, the allocation fits: the device reported more free memory "
-                    "than the request, and no cap is printed. Something the message does not show decided; capture "
-                    "the figures at the failing line to see what.\n\n" +
-                    evidence_markdown(inc);
+    d.explanation = std::string(docs::OOM105::explanation_numbers_contradict) + "\n\n" + evidence_markdown(inc);
   }
   if (e.numbers.requested && *e.numbers.requested >= analyzer::kPlaceholderSize) {
     d.message = fmt::format("Impossible allocation size, not a memory shortage: {}", failure_head(inc));
@@ -81,9 +76,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
 }  // namespace
 
 IncidentRule unquantified_rule() {
-  return {{"OOM105", "unquantified-gpu-oom", "A GPU out-of-memory error whose message carries no memory figures."},
-          analyzer::OomClass::unquantified,
-          describe};
+  return {rule_info<docs::OOM105>(), analyzer::OomClass::unquantified, describe};
 }
 
 }  // namespace oomlens::rules::log

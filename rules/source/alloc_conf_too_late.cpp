@@ -1,25 +1,18 @@
-// OOM302 alloc-conf-too-late: PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF,
-// PYTORCH_HIP_ALLOC_CONF) assigned in the script after the point where
-// PyTorch reads it — after the first CUDA use, or for `backend`, after
-// `import torch` — so the assignment silently does nothing.
+// OOM302 (its words: rules/docs/OOM302.md): PYTORCH_CUDA_ALLOC_CONF (or
+// PYTORCH_ALLOC_CONF, PYTORCH_HIP_ALLOC_CONF) assigned in the script after the
+// point where PyTorch reads it — after the first CUDA use, or for `backend`,
+// after `import torch` — so the assignment silently does nothing.
 #include <fmt/format.h>
 
 #include "rules/source/alloc_conf_assignments.hpp"
 #include "rules/source/set_alloc_conf.hpp"
 #include "rules/source/source_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::source {
 namespace {
 
 using analyzer::python::Script;
-
-constexpr std::string_view kExplanation =
-    "PyTorch's caching allocator reads `PYTORCH_CUDA_ALLOC_CONF` once, when CUDA is first "
-    "used in the process (the `backend` option even earlier, when `import torch` loads the "
-    "library), and never again. Setting `os.environ[...]` after that point changes the "
-    "environment of child processes but not this one: the options you wrote are not in "
-    "effect, and nothing says so. Set it before `import torch` (or in the shell that starts "
-    "the script).";
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   auto assignments = alloc_conf_assignments(s);
@@ -33,8 +26,8 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     d.range = a.statement.range();
     d.start = s.point(d.range.begin);
     Diagnosis& g = d.diagnosis;
-    g.code = "OOM302";
-    g.name = "alloc-conf-too-late";
+    g.code = docs::OOM302::code;
+    g.name = docs::OOM302::name;
     g.severity = Severity::warning;
     std::uint32_t line = s.point(late.cause.start_byte()).line;
     g.message = late.why == Lateness::Why::after_cuda_use
@@ -44,7 +37,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
                     : fmt::format("`{}` sets `backend` after `{}` at line {}: the backend is chosen when torch is "
                                   "imported, so this has no effect",
                                   a.variable, late.what, line);
-    g.explanation = std::string(kExplanation);
+    g.explanation = std::string(docs::OOM302::explanation);
     Fix fix;
     fix.title = fmt::format("Move the `{}` assignment above `import torch`", a.variable);
     fix.detail = "unsafe: the options take effect from now on, which changes how memory is allocated";
@@ -63,9 +56,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
 }  // namespace
 
 SourceRule alloc_conf_too_late_rule() {
-  return {{"OOM302", "alloc-conf-too-late",
-           "PYTORCH_CUDA_ALLOC_CONF set after CUDA is first used (or backend after import torch): it has no effect"},
-          &check};
+  return {rule_info<docs::OOM302>(), &check};
 }
 
 }  // namespace oomlens::rules::source

@@ -1,7 +1,7 @@
-// OOM301 empty-cache-in-loop: torch.cuda.empty_cache() run on every iteration
-// of a loop, directly or through a function of the same file. A call under a
-// step-counter guard (`if step % N == 0`) is a deliberate periodic flush: a
-// hint, no fix.
+// OOM301 (its words: rules/docs/OOM301.md): torch.cuda.empty_cache() run on
+// every iteration of a loop, directly or through a function of the same file.
+// A call under a step-counter guard (`if step % N == 0`) is a deliberate
+// periodic flush: a hint, no fix.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "rules/source/source_rules.hpp"
 #include "rules/source/statement_edits.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::source {
 namespace {
@@ -17,20 +18,6 @@ using analyzer::python::Call;
 using analyzer::python::LoopPath;
 using analyzer::python::Node;
 using analyzer::python::Script;
-
-constexpr std::string_view kExplanation =
-    "`torch.cuda.empty_cache()` cannot prevent an out-of-memory error: before it raises, "
-    "PyTorch's caching allocator already releases its unused cached blocks and retries. "
-    "Called on every iteration it only hands memory back to the driver so that the next "
-    "step has to `cudaMalloc` it again, synchronising the device: steps get slower, and "
-    "fragmentation is not fixed. Remove the call; for fragmentation set "
-    "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (OOM101).";
-
-constexpr std::string_view kPeriodicExplanation =
-    "A periodic `torch.cuda.empty_cache()` under a step counter is a deliberate flush, "
-    "sometimes useful to return memory to other processes sharing the GPU. It still cannot "
-    "prevent an out-of-memory error (the allocator frees its cache and retries before "
-    "raising) and costs a device synchronisation and re-allocation each time it runs.";
 
 bool periodic_guard(const Script& s, Node node, Node stop) {
   for (const auto& g : s.guards(node, stop))
@@ -76,8 +63,8 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     c.diag.range = call.range;
     c.diag.start = call.start;
     Diagnosis& d = c.diag.diagnosis;
-    d.code = "OOM301";
-    d.name = "empty-cache-in-loop";
+    d.code = docs::OOM301::code;
+    d.name = docs::OOM301::name;
     const LoopPath& p = every ? *every : paths.front();
     auto loop_line = s.point(p.loop.node.start_byte()).line;
     std::string via;
@@ -88,7 +75,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
       d.severity = Severity::warning;
       d.message = fmt::format("`torch.cuda.empty_cache()` runs on every iteration of the {} at line {}{}",
                               loop_word(p.loop), loop_line, via);
-      d.explanation = std::string(kExplanation);
+      d.explanation = std::string(docs::OOM301::explanation);
       c.statement = statement_of_expression(s, call.node);
       Fix f;
       f.title = "Remove the `torch.cuda.empty_cache()` call";
@@ -101,7 +88,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
       d.severity = Severity::hint;
       d.message = fmt::format("`torch.cuda.empty_cache()` flushed periodically in the {} at line {}{}",
                               loop_word(p.loop), loop_line, via);
-      d.explanation = std::string(kPeriodicExplanation);
+      d.explanation = std::string(docs::OOM301::explanation_periodic);
     }
     found.push_back(std::move(c));
   }
@@ -144,9 +131,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
 }  // namespace
 
 SourceRule empty_cache_in_loop_rule() {
-  return {{"OOM301", "empty-cache-in-loop",
-           "torch.cuda.empty_cache() on every iteration of a loop: slows each step, prevents no OOM"},
-          &check};
+  return {rule_info<docs::OOM301>(), &check};
 }
 
 }  // namespace oomlens::rules::source

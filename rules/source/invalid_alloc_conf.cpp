@@ -1,8 +1,9 @@
-// OOM303 invalid-allocator-config: a value of PYTORCH_CUDA_ALLOC_CONF (or
-// PYTORCH_ALLOC_CONF, PYTORCH_HIP_ALLOC_CONF) that PyTorch's parser rejects,
-// ignores or reads differently from what it says. The script's assignments are
-// found by qualified name (`os.environ`, `os.putenv`, whatever the import);
-// each problem sits on the exact characters of its option in the literal.
+// OOM303 (its words: rules/docs/OOM303.md): a value of PYTORCH_CUDA_ALLOC_CONF
+// (or PYTORCH_ALLOC_CONF, PYTORCH_HIP_ALLOC_CONF) that PyTorch's parser
+// rejects, ignores or reads differently from what it says. The script's
+// assignments are found by qualified name (`os.environ`, `os.putenv`, whatever
+// the import); each problem sits on the exact characters of its option in the
+// literal.
 #include <fmt/format.h>
 
 #include <set>
@@ -11,6 +12,7 @@
 #include "rules/source/alloc_conf_assignments.hpp"
 #include "rules/source/config_lint.hpp"
 #include "rules/source/source_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::source {
 
@@ -21,14 +23,6 @@ using analyzer::python::Script;
 using analyzer::python::StringLiteral;
 
 namespace {
-
-constexpr std::string_view kExplanation =
-    "PyTorch parses `PYTORCH_CUDA_ALLOC_CONF` (`PYTORCH_ALLOC_CONF` in newer releases, "
-    "`PYTORCH_HIP_ALLOC_CONF` on ROCm) when the CUDA allocator is first used: comma-separated "
-    "`key:value` options, booleans spelled exactly `True`/`False`. An unknown option or a "
-    "malformed value raises `RuntimeError` at the first CUDA allocation, far from the line that "
-    "set it; an option that the chosen backend ignores, or that is set twice, silently does "
-    "something other than what the line says.";
 
 // Whether the value bytes [b, e) come from one run of source bytes: an edit of
 // that run cannot swallow the quotes between two concatenated literals.
@@ -140,11 +134,11 @@ void check_alloc_conf_value(std::string_view variable, const StringLiteral& valu
     d.range = value.source_range(p.range.begin, p.range.end);
     d.start = point(d.range.begin);
     Diagnosis& g = d.diagnosis;
-    g.code = "OOM303";
-    g.name = "invalid-allocator-config";
+    g.code = docs::OOM303::code;
+    g.name = docs::OOM303::name;
     g.severity = severity_of(p.severity);
     g.message = p.message;
-    g.explanation = std::string(kExplanation);
+    g.explanation = std::string(docs::OOM303::explanation);
     if (p.replacement) {
       Fix fix;
       fix.kind = FixKind::edit;
@@ -170,9 +164,7 @@ void check_alloc_conf_value(std::string_view variable, const StringLiteral& valu
 }
 
 SourceRule invalid_alloc_conf_rule() {
-  return {{"OOM303", "invalid-allocator-config",
-           "PYTORCH_CUDA_ALLOC_CONF value that PyTorch rejects, ignores or reads differently from what it says"},
-          &check};
+  return {rule_info<docs::OOM303>(), &check};
 }
 
 }  // namespace oomlens::rules::source

@@ -1,29 +1,21 @@
-// OOM304 snapshot-never-dumped: the script records the CUDA allocator's
-// history (torch.cuda.memory._record_memory_history) but nothing in the file
-// saves it (_dump_snapshot, _snapshot, ...): the history dies with the process,
-// the OOM it was meant to explain included. The fix adds the dump: around the
-// training loop as action B writes it, else an atexit registration after the
-// record call (atexit also runs after an uncaught OOM).
+// OOM304 (its words: rules/docs/OOM304.md): the script records the CUDA
+// allocator's history (torch.cuda.memory._record_memory_history) but nothing in
+// the file saves it (_dump_snapshot, _snapshot, ...): the history dies with the
+// process, the OOM it was meant to explain included. The fix adds the dump:
+// around the training loop as action B writes it, else an atexit registration
+// after the record call (atexit also runs after an uncaught OOM).
 #include <fmt/format.h>
 
 #include "analyzer/python/training_loop.hpp"
 #include "rules/source/record_snapshot.hpp"
 #include "rules/source/source_rules.hpp"
+#include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
 
 namespace oomlens::rules::source {
 namespace {
 
 using analyzer::python::Call;
 using analyzer::python::Script;
-
-constexpr std::string_view kExplanation =
-    "`torch.cuda.memory._record_memory_history()` makes the caching allocator keep a trace of "
-    "every allocation and free, with stack traces, in memory. It is written out only when the "
-    "script calls `torch.cuda.memory._dump_snapshot(FILE)` (or pickles `_snapshot()` itself); "
-    "with no such call the recording is lost when the process exits, the out-of-memory error it "
-    "was meant to explain included. Dump it when an OOM escapes the training loop "
-    "(`except torch.cuda.OutOfMemoryError:` that dumps and re-raises) and read the file with "
-    "`oomlens snapshot FILE`.";
 
 // The fix: around the training loop the recording call starts before, else at exit.
 std::optional<std::vector<TextEdit>> dump_edits(const Script& s, const Call& record, std::string& how) {
@@ -47,12 +39,12 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     sd.range = call.range;
     sd.start = call.start;
     Diagnosis& d = sd.diagnosis;
-    d.code = "OOM304";
-    d.name = "snapshot-never-dumped";
+    d.code = docs::OOM304::code;
+    d.name = docs::OOM304::name;
     d.severity = Severity::warning;
     d.message =
         "memory history is recorded but never dumped: no `torch.cuda.memory._dump_snapshot()` in this file";
-    d.explanation = std::string(kExplanation);
+    d.explanation = std::string(docs::OOM304::explanation);
     d.verify = "oomlens snapshot " + snapshot::snapshot_file(s);
     Fix f;
     f.title = "Dump the memory snapshot when an OOM escapes";
@@ -79,9 +71,7 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
 }  // namespace
 
 SourceRule snapshot_never_dumped_rule() {
-  return {{"OOM304", "snapshot-never-dumped",
-           "_record_memory_history() with no _dump_snapshot() in the file: the recording is lost"},
-          &check};
+  return {rule_info<docs::OOM304>(), &check};
 }
 
 }  // namespace oomlens::rules::source

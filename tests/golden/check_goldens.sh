@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden tests: runs the real binary on every fixture log (and on every job
 # directory under logs/jobs/) and compares its JSON and text output with the
-# expected files beside the log (or the directory).
+# expected files beside the log (or the directory); and `oomlens lint` on the
+# fixture scripts that have an expected NAME.lint.txt.
 #   check_goldens.sh FIXTURES_DIR            compare (CI)
 #   check_goldens.sh FIXTURES_DIR --update   rewrite the expected files; review the diff like code
 set -u
@@ -55,6 +56,24 @@ for dir in jobs/*/; do
     echo "FAIL $dir/ (exit json=$json_status text=$text_status, expected $want)"
     diff -u "$dir.json" <(printf '%s\n' "$json_out") | head -40
     diff -u "$dir.txt" <(printf '%s\n' "$text_out") | head -40
+  fi
+done
+# A script's lint output (scripts/NAME.py, read as `oomlens lint NAME.py` from
+# scripts/), for the scripts with scripts/NAME.lint.txt beside them: one per
+# source rule at least, so every rule has a golden that names it.
+cd ../scripts || exit 2
+for expected in *.lint.txt; do
+  [ -e "$expected" ] || continue
+  script=${expected%.lint.txt}.py
+  out=$("$oomlens" lint "$script" 2>/dev/null); status=$?  # the summary line goes to stderr
+  if [ -n "$out" ]; then want=1; else want=0; fi
+  if [ "$update" = "--update" ]; then printf '%s\n' "$out" >"$expected"; fi
+  if [ "$status" = "$want" ] && diff -u "$expected" <(printf '%s\n' "$out") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL scripts/$script (exit $status, expected $want)"
+    diff -u "$expected" <(printf '%s\n' "$out") | head -40
   fi
 done
 echo "golden: $pass passed, $fail failed"

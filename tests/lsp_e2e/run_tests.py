@@ -809,8 +809,17 @@ def execute_diagnose_text_matches_the_cli_contract(ctx: Ctx):
                                     text=True).stdout)
     _, text = ctx.log("pytorch26_fragmentation.log")
     result = s.call_ok("workspace/executeCommand", {"command": "oomlens.diagnoseText", "arguments": [text]})
-    strip = lambda incidents: [{k: v for k, v in i.items() if k != "file"} for i in incidents]  # noqa: E731
+    # The command adds each incident's breakdown, for the extension to draw; the rest is the CLI's.
+    strip = lambda incidents: [{k: v for k, v in i.items() if k not in ("file", "breakdown")}  # noqa: E731
+                               for i in incidents]
     eq(strip(result["json"]["incidents"]), strip(cli["incidents"]), "incidents: LSP vs CLI")
+    check("breakdown" not in cli["incidents"][0], "the CLI's contract has no breakdown")
+    breakdown = result["json"]["incidents"][0]["breakdown"]
+    eq([p["kind"] for p in breakdown["parts"]], ["allocated", "reserved_unallocated", "non_pytorch", "free"],
+       "the breakdown's parts, in bar order")
+    eq(breakdown["parts"][0]["bytes"], cli["incidents"][0]["numbers"]["allocated_bytes"], "allocated part")
+    eq((breakdown["total_bytes"], breakdown["total_is_device"]), (cli["incidents"][0]["numbers"]["total_bytes"], True),
+       "the bar's whole is the device")
     eq(result["json"]["version"], cli["version"], "contract version")
     eq(result["json"]["findings"], cli["findings"], "findings")
     check(result["markdown"].startswith("### OOM101"), "markdown")

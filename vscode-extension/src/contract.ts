@@ -27,6 +27,22 @@ export interface Numbers {
   other_processes?: { pid?: number; bytes?: number }[];
 }
 
+/** One part of the memory breakdown, in bar order. */
+export interface BreakdownPart {
+  /** "allocated", "reserved_unallocated", "non_pytorch", "other_processes", "unaccounted" or "free" (more may be added). */
+  kind?: string;
+  label?: string;
+  bytes?: number;
+}
+
+/** Where the device's memory was at the failure, as the server computed it (oomlens.diagnoseText results). */
+export interface Breakdown {
+  /** The bar's whole: the device total, else the sum of the parts. */
+  total_bytes?: number;
+  total_is_device?: boolean;
+  parts?: BreakdownPart[];
+}
+
 export interface Incident {
   file?: string;
   class?: string;
@@ -42,6 +58,8 @@ export interface Incident {
   exception?: string;
   text?: string;
   numbers?: Numbers;
+  /** Absent in `diagnose --format json`; null when the figures are too few to draw. */
+  breakdown?: Breakdown | null;
   ranks?: { first_failing?: number | null; oom?: number[]; collateral?: number[] };
   location?: { file?: string; line?: number; function?: string } | null;
   arithmetic?: string[];

@@ -1,9 +1,11 @@
 // Renders a diagnosis (the server's JSON contract) as the report page shown in
 // a webview: class, arithmetic, a memory-breakdown chart, fixes as buttons and
 // the verification command. Pure: no vscode import, unit-tested on recorded
-// server responses. Buttons carry only indices; the extension looks the
-// action up in the result it holds, so the page cannot ask for anything else.
-import type { DiagnoseResult, Fix, Incident, Numbers } from "./contract";
+// server responses. The chart draws the breakdown the server sends (the
+// incident's `breakdown`, from rules/breakdown.cpp), never recomputed here.
+// Buttons carry only indices; the extension looks the action up in the result
+// it holds, so the page cannot ask for anything else.
+import type { Breakdown, DiagnoseResult, Fix, Incident } from "./contract";
 import { escapeHtml, renderMarkdownSafe } from "./html";
 
 export interface ReportPageOptions {
@@ -59,33 +61,38 @@ export interface Segment {
   cssClass: string;
 }
 
-/** The breakdown bar's segments, from the numbers the message gave (absent ones are left out). */
-export function memorySegments(n: Numbers | undefined): Segment[] {
-  if (!n) return [];
+/** How each kind of part the server names is drawn; an unknown kind keeps the server's label. */
+const PART_STYLE: Record<string, { label: string; cssClass: string }> = {
+  allocated: { label: "allocated (live tensors)", cssClass: "seg-alloc" },
+  reserved_unallocated: { label: "reserved but unallocated (cache)", cssClass: "seg-cache" },
+  non_pytorch: { label: "non-PyTorch in this process", cssClass: "seg-nonpt" },
+  other_processes: { label: "other processes", cssClass: "seg-other" },
+  unaccounted: { label: "unaccounted", cssClass: "seg-unaccounted" },
+  free: { label: "free", cssClass: "seg-free" },
+};
+
+/** The breakdown bar's segments: the parts the server sent, in its order. */
+export function memorySegments(b: Breakdown | null | undefined): Segment[] {
   const segs: Segment[] = [];
-  const add = (label: string, bytes: number | undefined, cssClass: string) => {
-    if (typeof bytes === "number" && bytes > 0) segs.push({ label, bytes, cssClass });
-  };
-  add("allocated (live tensors)", n.allocated_bytes, "seg-alloc");
-  add("private pools", n.private_pools_bytes, "seg-pools");
-  add("reserved but unallocated (cache)", n.reserved_unallocated_bytes, "seg-cache");
-  add("non-PyTorch in this process", n.non_pytorch_bytes, "seg-nonpt");
-  const others = (n.other_processes ?? []).reduce((sum, p) => sum + (typeof p.bytes === "number" ? p.bytes : 0), 0);
-  add("other processes", others, "seg-other");
-  add("free", n.free_bytes, "seg-free");
+  for (const part of b?.parts ?? []) {
+    if (typeof part.bytes !== "number" || part.bytes <= 0) continue;
+    const style = PART_STYLE[part.kind ?? ""] ?? { label: part.label ?? part.kind ?? "other", cssClass: "seg-unaccounted" };
+    segs.push({ label: style.label, bytes: part.bytes, cssClass: style.cssClass });
+  }
   return segs;
 }
 
-export function memoryChartSvg(n: Numbers | undefined): string {
-  const segs = memorySegments(n);
+/** The server's breakdown as an SVG bar, with the request drawn under it. */
+export function memoryChartSvg(b: Breakdown | null | undefined, requestedBytes?: number): string {
+  const segs = memorySegments(b);
   if (!segs.length) return "";
   const sum = segs.reduce((s, x) => s + x.bytes, 0);
-  const total = n?.total_bytes && n.total_bytes >= sum ? n.total_bytes : sum;
+  const total = typeof b?.total_bytes === "number" && b.total_bytes > 0 ? b.total_bytes : sum;
   const width = 600;
   let x = 0;
   const rects = segs
     .map((s) => {
-      const w = (s.bytes / total) * width;
+      const w = Math.min((s.bytes / total) * width, width - x);
       const r = `<rect class="${s.cssClass}" x="${x.toFixed(1)}" y="0" width="${w.toFixed(1)}" height="24"><title>${escapeHtml(
         `${s.label}: ${formatBytes(s.bytes)}`,
       )}</title></rect>`;
@@ -94,17 +101,17 @@ export function memoryChartSvg(n: Numbers | undefined): string {
     })
     .join("");
   const requested =
-    typeof n?.requested_bytes === "number"
-      ? `<rect class="seg-request" x="0" y="30" width="${Math.min(width, (n.requested_bytes / total) * width).toFixed(1)}" height="8"><title>${escapeHtml(
-          `requested ${formatBytes(n.requested_bytes)}`,
+    typeof requestedBytes === "number"
+      ? `<rect class="seg-request" x="0" y="30" width="${Math.min(width, (requestedBytes / total) * width).toFixed(1)}" height="8"><title>${escapeHtml(
+          `requested ${formatBytes(requestedBytes)}`,
         )}</title></rect>`
       : "";
   const legend = segs
     .map((s) => `<li><span class="swatch ${s.cssClass}"></span>${escapeHtml(s.label)} <b>${escapeHtml(formatBytes(s.bytes))}</b></li>`)
     .join("");
   const requestLegend =
-    typeof n?.requested_bytes === "number"
-      ? `<li><span class="swatch seg-request"></span>requested <b>${escapeHtml(formatBytes(n.requested_bytes))}</b></li>`
+    typeof requestedBytes === "number"
+      ? `<li><span class="swatch seg-request"></span>requested <b>${escapeHtml(formatBytes(requestedBytes))}</b></li>`
       : "";
   return `<figure class="chart"><svg viewBox="0 0 ${width} 40" width="100%" role="img" aria-label="memory breakdown of ${escapeHtml(
     formatBytes(total),
@@ -184,7 +191,7 @@ function incidentHtml(incident: Incident, i: number): string {
     incident.rule ? button("Explain rule", { action: "explain", incident: i }) : ""
   }</p>
 ${where}
-${memoryChartSvg(incident.numbers)}
+${memoryChartSvg(incident.breakdown, incident.numbers?.requested_bytes)}
 ${arithmetic ? `<h3>Why</h3><ul class="arithmetic">${arithmetic}</ul>` : ""}
 ${notes ? `<h3>Notes</h3><ul class="notes">${notes}</ul>` : ""}
 ${fixes ? `<h3>Fixes</h3><ul class="fixes">${fixes}</ul>` : ""}
@@ -209,9 +216,10 @@ button.secondary { background: var(--vscode-button-secondaryBackground, #5554); 
 .fix { margin-bottom: .6em; } .detail { opacity: .85; font-size: .92em; }
 .chart svg { max-width: 600px; } .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3em 1.2em; font-size: .9em; }
 .swatch { display: inline-block; width: .9em; height: .9em; margin-right: .3em; vertical-align: middle; }
-.seg-alloc { fill: #3b82f6; background: #3b82f6; } .seg-pools { fill: #8b5cf6; background: #8b5cf6; }
+.seg-alloc { fill: #3b82f6; background: #3b82f6; }
 .seg-cache { fill: #f59e0b; background: #f59e0b; } .seg-nonpt { fill: #ef4444; background: #ef4444; }
 .seg-other { fill: #ec4899; background: #ec4899; } .seg-free { fill: #9ca3af55; background: #9ca3af55; }
+.seg-unaccounted { fill: #6b7280; background: #6b7280; }
 .seg-request { fill: #10b981; background: #10b981; }
 .empty { opacity: .8; }
 `;

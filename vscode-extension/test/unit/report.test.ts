@@ -26,11 +26,40 @@ describe("report rendering", () => {
     assert.match(html, /<svg[^>]*aria-label="memory breakdown of 79\.15 GiB"/);
     assert.match(html, /class="seg-alloc"[^>]*><title>allocated \(live tensors\): 47\.12 GiB<\/title>/);
     assert.match(html, /class="seg-cache"/);
-    const segs = memorySegments(recorded.json?.incidents?.[0]?.numbers);
+    const segs = memorySegments(recorded.json?.incidents?.[0]?.breakdown);
     assert.deepEqual(
       segs.map((s) => s.cssClass),
       ["seg-alloc", "seg-cache", "seg-nonpt", "seg-free"],
     );
+  });
+
+  it("draws the parts the server sent, and nothing when it sent none", () => {
+    const inc = recorded.json!.incidents![0]!;
+    const served: DiagnoseResult = {
+      json: {
+        incidents: [
+          {
+            ...inc,
+            breakdown: {
+              total_bytes: 8 * 1024 ** 3,
+              total_is_device: true,
+              parts: [
+                { kind: "allocated", label: "allocated", bytes: 6 * 1024 ** 3 },
+                { kind: "unaccounted", label: "unaccounted", bytes: 1024 ** 3 },
+                { kind: "a_future_kind", label: "something new", bytes: 512 * 1024 ** 2 },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const out = renderReportHtml(served, options);
+    assert.match(out, /aria-label="memory breakdown of 8\.00 GiB"/);
+    assert.match(out, /<title>unaccounted: 1\.00 GiB<\/title>/);
+    assert.match(out, /<title>something new: 512\.00 MiB<\/title>/);
+    assert.ok(!/seg-free/.test(out.replace(/\.seg-free[^}]*}/g, "")), "no part the server did not send");
+    const without = renderReportHtml({ json: { incidents: [{ ...inc, breakdown: null }] } }, options);
+    assert.ok(!/<svg/.test(without), "numbers alone are not redrawn into a chart");
   });
 
   it("offers fixes as buttons: apply to train.py, copy, and run/copy for verification", () => {
