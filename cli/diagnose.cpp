@@ -10,11 +10,7 @@
 namespace oomlens::cli {
 namespace {
 
-constexpr const char* kDiagnoseHelp = R"(Find and explain every GPU out-of-memory failure in training logs.
-
-Usage: oomlens diagnose [OPTIONS] [FILE...|-]
-
-Reads terminal output and log files (progress bars, colour codes, CRLF and
+constexpr const char* kAbout = R"(Reads terminal output and log files (progress bars, colour codes, CRLF and
 multi-rank launcher prefixes are fine) and reports each GPU OOM incident: its
 class (fragmentation, capacity, external, limit, unquantified) with the
 arithmetic that proves it, the memory breakdown, fixes marked safe / unsafe /
@@ -26,11 +22,6 @@ JAX/XLA RESOURCE_EXHAUSTED and TensorFlow ResourceExhaustedError, warnings
 that come before an OOM, and look-alikes that are not GPU OOMs (host OOM kills,
 DataLoader workers killed, illegal memory access).
 
-Arguments:
-  FILE...   Logs to read, or directories to read them from; '-' reads standard
-            input (also when no FILE is given and standard input is not a
-            terminal)
-
 Directories are walked as ripgrep walks them: recursively, in name order,
 skipping hidden files and directories, binary files, symbolic links and what
 .gitignore and .ignore files exclude. Files one launcher wrote per rank
@@ -38,17 +29,14 @@ skipping hidden files and directories, binary files, symbolic links and what
 rank3.log, worker-3.log) are read as one job: one timeline, one incident
 across them, the rank taken from the path when the lines name none.
 
-Options:
-  --format <text|json|sarif>   Output format [default: text]
-  --color <auto|always|never>  Colour in text output [default: auto: only on a
-                               terminal, and never when NO_COLOR is set]
-  -h, --help                   Print help
-
 Exit status: 0 no GPU OOM found, 1 at least one found, 2 usage or input error.
-Nothing is uploaded: the logs are read on this machine only.
-)";
+Nothing is uploaded: the logs are read on this machine only.)";
 
-enum class Format { text, json, sarif };
+struct Options {
+  std::string format = "text";
+  std::string color = "auto";
+  std::vector<std::string> inputs;
+};
 
 // What a job's report is called: the directory its files share.
 std::string job_label(const std::vector<InputFile>& files) {
@@ -63,57 +51,16 @@ std::string job_label(const std::vector<InputFile>& files) {
   return slash == 0 ? "/" : common.substr(0, slash);
 }
 
-int usage_error(const std::string& message) {
-  std::cerr << "oomlens diagnose: error: " << message << "\nUsage: oomlens diagnose [OPTIONS] [FILE...|-]  (see --help)\n";
-  return kExitUsage;
-}
-
-}  // namespace
-
-int diagnose_command(const Args& args) {
-  Format format = Format::text;
-  std::string color = "auto";
-  std::vector<std::string> inputs;
-  bool only_files = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const std::string& name) -> std::optional<std::string> {
-      if (a.starts_with(name + "=")) return a.substr(name.size() + 1);
-      if (a == name && i + 1 < args.size()) return args[++i];
-      return std::nullopt;
-    };
-    if (only_files || a == "-" || !a.starts_with("-")) {
-      inputs.push_back(a);
-    } else if (a == "--") {
-      only_files = true;
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kDiagnoseHelp;
-      return kExitClean;
-    } else if (a.starts_with("--format")) {
-      auto v = value("--format");
-      if (!v) return usage_error("--format needs a value: text, json or sarif");
-      if (*v == "text") format = Format::text;
-      else if (*v == "json") format = Format::json;
-      else if (*v == "sarif") format = Format::sarif;
-      else return usage_error("unknown format '" + *v + "' (expected text, json or sarif)");
-    } else if (a.starts_with("--color")) {
-      auto v = value("--color");
-      if (!v || (*v != "auto" && *v != "always" && *v != "never"))
-        return usage_error("--color takes auto, always or never");
-      color = *v;
-    } else {
-      return usage_error("unknown option '" + a + "'");
-    }
-  }
-  if (inputs.empty()) {
+int diagnose(const CLI::App& command, Options o) {
+  if (o.inputs.empty()) {
     if (::isatty(STDIN_FILENO)) {
-      std::cerr << kDiagnoseHelp;
+      std::cerr << command.help(command.get_parent()->get_name());
       return kExitUsage;
     }
-    inputs.push_back("-");
+    o.inputs.push_back("-");
   }
 
-  LogFiles listed = expand_log_files(inputs);
+  LogFiles listed = expand_log_files(o.inputs);
   bool input_error = false;
   auto cannot_read = [&](const std::string& path, const std::string& reason) {
     std::cerr << "oomlens diagnose: error: cannot read '" << (path == "-" ? "<stdin>" : path) << "': " << reason << "\n";
@@ -154,20 +101,38 @@ int diagnose_command(const Args& args) {
 
   bool found = false;
   for (const auto& r : reports) found = found || !r.report.incidents.empty();
-  if (format == Format::text) {
+  if (o.format == "text") {
     if (!reports.empty()) {
       TextStyle style;
-      style.color = color == "always" || (color == "auto" && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+      style.color = o.color == "always" || (o.color == "auto" && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
       render_text(std::cout, reports, style);
     }
   } else {
-    auto j = format == Format::json ? report::report_json(reports) : report_sarif(reports);
+    auto j = o.format == "json" ? report::report_json(reports) : report_sarif(reports);
     // Logs hold invalid UTF-8; JSON must not: replace, never throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   std::cout.flush();
   if (input_error) return kExitUsage;
   return found ? kExitFound : kExitClean;
+}
+
+}  // namespace
+
+void add_diagnose(CLI::App& app, Action& action) {
+  auto o = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("diagnose", "Find and explain every GPU out-of-memory failure in training logs");
+  command->add_option("FILE", o->inputs,
+                      "Logs to read, or directories to read them from; '-' reads standard input (also when no FILE "
+                      "is given and standard input is not a terminal)")
+      ->type_name("");
+  add_format_option(*command, o->format, {"text", "json", "sarif"}, "Output format [default: text]");
+  command->add_option("--color", o->color,
+                      "Colour in text output [default: auto: only on a terminal, and never when NO_COLOR is set]")
+      ->check(CLI::IsMember(std::vector<std::string>{"auto", "always", "never"}).description(""))
+      ->type_name("auto|always|never");
+  command->footer(kAbout);
+  command->callback([command, o, &action] { action = [command, o] { return diagnose(*command, *o); }; });
 }
 
 }  // namespace oomlens::cli

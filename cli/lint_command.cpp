@@ -8,11 +8,11 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "analyzer/python/script.hpp"
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "report/files.hpp"
 #include "rules/source/config_lint.hpp"
 #include "rules/source/lint.hpp"
 
@@ -21,32 +21,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kLintHelp = R"(Usage: oomlens lint [OPTIONS] PATH...
-       oomlens lint [OPTIONS] --stdin-filename NAME -
-
-Checks Python training scripts, and the shell scripts, .env files and
+constexpr const char* kAbout = R"(Checks Python training scripts, and the shell scripts, .env files and
 .vscode/launch.json that set PYTORCH_CUDA_ALLOC_CONF, for patterns that waste
 or misuse GPU memory (rules OOM3xx; `oomlens explain CODE` shows a rule's
 page). Directories are walked for *.py, *.sh, *.bash, .env, *.env and
 .vscode/launch.json (other hidden directories and __pycache__ skipped).
-
-Options:
-  --fix                     Apply safe fixes in place
-  --unsafe-fixes            Also apply (with --fix) or show (with --diff) fixes
-                            that may change behaviour
-  --diff                    Print the fixes as a unified diff; write nothing
-  --format text|json|sarif  Output format (default: text)
-  --stdin-filename NAME     With `-`: the name of the text read from standard
-                            input (in messages, and to tell a script from a
-                            shell script or launch.json); with --fix the
-                            fixed text goes to standard output
-  -h, --help                Print help
+With `-` (and --stdin-filename NAME), the text comes from standard input.
 
 Output (text): file:line:col: CODE [*] message   ([*]: a fix --fix applies)
 
 Exit status: 0 nothing found, 1 something found (with --fix: something left
-unfixed; with --diff: a fix to show), 2 usage or input error.
-)";
+unfixed; with --diff: a fix to show), 2 usage or input error.)";
 
 struct Options {
   bool fix = false;
@@ -56,22 +41,6 @@ struct Options {
   std::vector<std::string> paths;
   std::string stdin_name;  // --stdin-filename
 };
-
-bool read_file(const std::string& path, std::string& out, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return false;
-  }
-  out = std::move(ss).str();
-  return true;
-}
 
 // Hidden directories are skipped, except .vscode (launch configurations).
 bool skip_dir(const fs::path& p) {
@@ -155,65 +124,8 @@ nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagn
           {"severity", rules::to_string(d.diagnosis.severity)}, {"fix", fix}};
 }
 
-// Parses the arguments; an exit status when they are wrong (or help was asked).
-std::optional<int> parse_options(const Args& args, Options& o) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kLintHelp;
-      return kExitClean;
-    } else if (a == "--fix") {
-      o.fix = true;
-    } else if (a == "--unsafe-fixes") {
-      o.unsafe = true;
-    } else if (a == "--diff") {
-      o.diff = true;
-    } else if (a == "--format" || a.rfind("--format=", 0) == 0) {
-      if (a == "--format" && i + 1 >= args.size()) {
-        std::cerr << "oomlens lint: error: --format needs a value (text, json or sarif)\n";
-        return kExitUsage;
-      }
-      o.format = a == "--format" ? args[++i] : a.substr(9);
-      if (o.format != "text" && o.format != "json" && o.format != "sarif") {
-        std::cerr << "oomlens lint: error: unknown format '" << o.format << "' (expected text, json or sarif)\n";
-        return kExitUsage;
-      }
-    } else if (a == "--stdin-filename" || a.rfind("--stdin-filename=", 0) == 0) {
-      if (a == "--stdin-filename" && i + 1 >= args.size()) {
-        std::cerr << "oomlens lint: error: --stdin-filename needs a value\n";
-        return kExitUsage;
-      }
-      o.stdin_name = a == "--stdin-filename" ? args[++i] : a.substr(17);
-    } else if (a == "-") {
-      o.paths.push_back(a);
-    } else if (a == "--") {
-      o.paths.insert(o.paths.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-      break;
-    } else if (a.size() > 1 && a[0] == '-') {
-      std::cerr << "oomlens lint: error: unknown option '" << a << "'\n\n" << kLintHelp;
-      return kExitUsage;
-    } else {
-      o.paths.push_back(a);
-    }
-  }
-  if (o.paths.empty()) {
-    std::cerr << "oomlens lint: error: no PATH given\n\n" << kLintHelp;
-    return kExitUsage;
-  }
+int lint(Options o) {
   if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
-  bool reads_stdin = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
-  if (reads_stdin && o.paths.size() > 1) {
-    std::cerr << "oomlens lint: error: `-` (standard input) cannot be mixed with other paths\n";
-    return kExitUsage;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-int lint_command(const Args& args) {
-  Options o;
-  if (auto status = parse_options(args, o)) return *status;
   bool from_stdin = o.paths.front() == "-";
   auto files = from_stdin ? std::optional<std::vector<std::string>>{{o.stdin_name.empty() ? "-" : o.stdin_name}}
                           : expand_paths(o.paths);
@@ -223,15 +135,13 @@ int lint_command(const Args& args) {
   std::size_t fixed = 0, fixable = 0, hidden_unsafe = 0;
   bool changes = false;
   for (const auto& file : *files) {
-    std::string source, error;
-    if (from_stdin) {
-      std::ostringstream in;
-      in << std::cin.rdbuf();
-      source = std::move(in).str();
-    } else if (!read_file(file, source, error)) {
-      std::cerr << "oomlens lint: error: " << file << ": " << error << "\n";
+    report::FileError error;
+    auto read = report::read_file(from_stdin ? "-" : file, error, /*dash_is_stdin=*/true);
+    if (!read) {
+      std::cerr << "oomlens lint: error: " << file << ": " << error.reason << "\n";
       return kExitUsage;
     }
+    const std::string& source = *read;
     auto diags = lint_text(file, source);
     if (o.fix || o.diff) {
       // Fixes that overlap wait for the next pass, as in ruff; a few passes
@@ -304,6 +214,33 @@ int lint_command(const Args& args) {
     }
   }
   return reported > 0 ? kExitFound : kExitClean;
+}
+
+}  // namespace
+
+void add_lint(CLI::App& app, Action& action) {
+  auto o = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "lint", "Check Python training scripts (e.g. empty_cache in a loop) and fix them");
+  command->add_option("PATH", o->paths, "Scripts and configuration files, or directories of them; '-' standard input")
+      ->required()
+      ->type_name("");
+  command->add_flag("--fix", o->fix, "Apply safe fixes in place");
+  command->add_flag("--unsafe-fixes", o->unsafe,
+                    "Also apply (with --fix) or show (with --diff) fixes that may change behaviour");
+  command->add_flag("--diff", o->diff, "Print the fixes as a unified diff; write nothing");
+  add_format_option(*command, o->format, {"text", "json", "sarif"}, "Output format [default: text]");
+  command->add_option("--stdin-filename", o->stdin_name,
+                      "With `-`: the name of the text read from standard input (in messages, and to tell a script "
+                      "from a shell script or launch.json); with --fix the fixed text goes to standard output")
+      ->type_name("NAME");
+  command->footer(kAbout);
+  command->callback([o, &action] {
+    const auto& paths = o->paths;
+    if (paths.size() > 1 && std::find(paths.begin(), paths.end(), "-") != paths.end())
+      throw CLI::ValidationError("PATH", "`-` (standard input) cannot be mixed with other paths");
+    action = [o] { return lint(*o); };
+  });
 }
 
 }  // namespace oomlens::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <optional>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
@@ -17,27 +18,33 @@ namespace {
 
 namespace snap = analyzer::snapshot;
 
-constexpr const char* kSnapshotHelp = R"(Usage: oomlens snapshot FILE [OPTIONS]
-
-Reads a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot("x.pickle"))
+constexpr const char* kAbout = R"(Reads a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot("x.pickle"))
 without executing anything inside it, and shows per device the reserved,
 allocated and free memory, the fragmentation, the OOM recorded in the trace
 with its verdict (fragmentation, capacity, external, limit) and the arithmetic,
 a map of the segments, and the allocation sites holding the most memory.
-
-Options:
-  --format text|json|html
-                        Output format (default: text). html is one
-                        self-contained page (inline SVG and CSS, no scripts)
-  --top N               Number of allocation sites to show (default: 10)
-  --device-total SIZE   The device's total memory (e.g. "79.19 GiB", from the
-                        log's "total capacity"): a snapshot does not record it,
-                        and it settles external versus capacity
-  -h, --help            Print this help
+--format html writes one self-contained page (inline SVG and CSS, no scripts).
 
 Exit status: 0 when the snapshot was analysed, 2 when it cannot be read or is
-refused (the reason on stderr).
-)";
+refused (the reason on stderr).)";
+
+struct Options {
+  std::string path;
+  std::string format = "text";
+  snap::AnalysisOptions analysis;
+};
+
+// "79.19 GiB" or a count of bytes; nothing for anything else or zero.
+std::optional<std::uint64_t> device_total(const std::string& s) {
+  auto bytes = analyzer::parse_size(s);
+  if (!bytes) {
+    std::uint64_t raw = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), raw);
+    if (ec == std::errc() && ptr == s.data() + s.size()) bytes = raw;
+  }
+  if (!bytes || *bytes == 0) return std::nullopt;
+  return bytes;
+}
 
 constexpr std::size_t kMapSegments = 40;
 constexpr std::size_t kMapWidth = 48;
@@ -137,70 +144,9 @@ void print_text(std::ostream& out, const std::string& path, const snap::Snapshot
   }
 }
 
-}  // namespace
-
-int snapshot_command(const Args& args) {
-  std::string path, format = "text";
-  snap::AnalysisOptions options;
-  bool have_path = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* name, std::string& into) {
-      if (i + 1 >= args.size()) {
-        std::cerr << "oomlens snapshot: error: " << name << " needs a value\n";
-        return false;
-      }
-      into = args[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
-      std::cout << kSnapshotHelp;
-      return kExitClean;
-    } else if (a == "--format") {
-      if (!value("--format", format)) return kExitUsage;
-      if (format != "text" && format != "json" && format != "html") {
-        std::cerr << "oomlens snapshot: error: unknown format '" << format << "' (expected text, json or html)\n";
-        return kExitUsage;
-      }
-    } else if (a == "--top") {
-      std::string n;
-      if (!value("--top", n)) return kExitUsage;
-      std::size_t top = 0;
-      auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), top);
-      if (ec != std::errc() || ptr != n.data() + n.size()) {
-        std::cerr << "oomlens snapshot: error: --top expects a number, got '" << n << "'\n";
-        return kExitUsage;
-      }
-      options.top_sites = top;
-    } else if (a == "--device-total") {
-      std::string s;
-      if (!value("--device-total", s)) return kExitUsage;
-      auto bytes = analyzer::parse_size(s);
-      if (!bytes) {
-        std::uint64_t raw = 0;
-        auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), raw);
-        if (ec == std::errc() && ptr == s.data() + s.size()) bytes = raw;
-      }
-      if (!bytes || *bytes == 0) {
-        std::cerr << "oomlens snapshot: error: --device-total expects a size such as \"80 GiB\", got '" << s << "'\n";
-        return kExitUsage;
-      }
-      options.device_total = bytes;
-    } else if (a.size() > 1 && a[0] == '-') {
-      std::cerr << "oomlens snapshot: error: unknown option '" << a << "'\n\n" << kSnapshotHelp;
-      return kExitUsage;
-    } else if (have_path) {
-      std::cerr << "oomlens snapshot: error: expected one FILE, got '" << path << "' and '" << a << "'\n";
-      return kExitUsage;
-    } else {
-      path = a;
-      have_path = true;
-    }
-  }
-  if (!have_path) {
-    std::cerr << "oomlens snapshot: error: expected a snapshot FILE\n\n" << kSnapshotHelp;
-    return kExitUsage;
-  }
+int snapshot(const Options& o) {
+  const std::string& path = o.path;
+  const std::string& format = o.format;
   auto snapshot = report::read_snapshot_file(path);
   if (!snapshot) {
     const auto& e = snapshot.error();
@@ -210,7 +156,7 @@ int snapshot_command(const Args& args) {
       std::cerr << "oomlens snapshot: error: " << path << ": " << e.reason << "\n";
     return kExitUsage;
   }
-  const snap::Analysis analysis = snap::analyze(*snapshot, options);
+  const snap::Analysis analysis = snap::analyze(*snapshot, o.analysis);
   if (format == "json")
     std::cout << report::snapshot_json_text(report::snapshot_json(*snapshot, analysis)) << "\n";
   else if (format == "html")
@@ -218,6 +164,40 @@ int snapshot_command(const Args& args) {
   else
     print_text(std::cout, path, *snapshot, analysis);
   return kExitClean;
+}
+
+}  // namespace
+
+void add_snapshot(CLI::App& app, Action& action) {
+  auto o = std::make_shared<Options>();
+  CLI::App* command =
+      app.add_subcommand("snapshot", "Explain a PyTorch memory snapshot FILE (.pickle), read without running it");
+  command->add_option("FILE", o->path, "The snapshot (.pickle)")->required()->type_name("");
+  add_format_option(*command, o->format, {"text", "json", "html"}, "Output format [default: text]");
+  // Digits only: CLI11 would read "-1" as the largest number and "010" as octal.
+  command
+      ->add_option_function<std::string>(
+          "--top",
+          [o](const std::string& n) {
+            auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), o->analysis.top_sites);
+            if (ec != std::errc() || ptr != n.data() + n.size())
+              throw CLI::ValidationError("--top", "expects a number, got '" + n + "'");
+          },
+          "Number of allocation sites to show [default: 10]")
+      ->type_name("N");
+  command
+      ->add_option_function<std::string>(
+          "--device-total",
+          [o](const std::string& s) {
+            o->analysis.device_total = device_total(s);
+            if (!o->analysis.device_total)
+              throw CLI::ValidationError("--device-total", "expects a size such as \"80 GiB\", got '" + s + "'");
+          },
+          "The device's total memory (e.g. \"79.19 GiB\", from the log's \"total capacity\"): a snapshot does not "
+          "record it, and it settles external versus capacity")
+      ->type_name("SIZE");
+  command->footer(kAbout);
+  command->callback([o, &action] { action = [o] { return snapshot(*o); }; });
 }
 
 }  // namespace oomlens::cli

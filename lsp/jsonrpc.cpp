@@ -10,6 +10,9 @@
 
 #include <sys/mman.h>
 
+#include "analyzer/hex.hpp"
+#include "analyzer/utf8.hpp"
+
 #if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
 #include <emmintrin.h>
 #endif
@@ -110,70 +113,15 @@ inline bool special_word(std::uint64_t w) {
 
 inline bool plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
 
-// The length (2 to 4) of the well-formed UTF-8 sequence that starts at p[0]
-// (>= 0x80), per the Unicode standard's table 3-7 as nlohmann checks it: 0
-// when it is ill-formed, -1 when `available` bytes cannot tell yet.
-int utf8_sequence(const unsigned char* p, std::size_t available) {
-  unsigned char lead = p[0];
-  int length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  for (int k = 1; k < length; ++k) {
-    if (static_cast<std::size_t>(k) >= available) return -1;
-    unsigned char b = p[k];
-    if (b < (k == 1 ? low : 0x80) || b > (k == 1 ? high : 0xBF)) return 0;
-  }
-  return length;
-}
-
-int hex_digit(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  unsigned char lower = c | 0x20;  // 'A'-'F' -> 'a'-'f'; nothing else lands there
-  if (lower >= 'a' && lower <= 'f') return lower - 'a' + 10;
-  return -1;
-}
-
 // The value of 4 hex digits, or -1.
 int hex4(const unsigned char* p) {
   int value = 0;
   for (int k = 0; k < 4; ++k) {
-    int d = hex_digit(p[k]);
+    int d = analyzer::hex_digit(p[k]);
     if (d < 0) return -1;
     value = value * 16 + d;
   }
   return value;
-}
-
-// Writes code point `cp` as UTF-8 at `o`; returns the end.
-char* put_utf8(char* o, std::uint32_t cp) {
-  if (cp < 0x80) {
-    *o++ = static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *o++ = static_cast<char>(0xC0 | (cp >> 6));
-    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *o++ = static_cast<char>(0xE0 | (cp >> 12));
-    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *o++ = static_cast<char>(0xF0 | (cp >> 18));
-    *o++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return o;
 }
 
 enum class Step {
@@ -240,7 +188,7 @@ Step unescape_some(const char* raw, std::size_t size, std::size_t& pos, char* ou
       // Characters beyond ASCII tend to come in runs (progress bars, text
       // in other scripts): stay here for the run.
       do {
-        int length = utf8_sequence(p + i, size - i);
+        int length = analyzer::utf8_sequence(p + i, size - i);
         if (length == 0) return stop(Step::invalid);
         if (length < 0) return stop(Step::need_more);
         for (int k = 0; k < length; ++k) *o++ = static_cast<char>(p[i++]);
@@ -283,7 +231,7 @@ Step unescape_some(const char* raw, std::size_t size, std::size_t& pos, char* ou
           used = 12;
         }
         if (lines && (cp == '\n' || cp == '\r')) lines->line_end(static_cast<char>(cp), static_cast<std::size_t>(o - out));
-        o = put_utf8(o, cp);
+        o = analyzer::write_utf8(o, cp);
         break;
       }
       default: return stop(Step::invalid);
@@ -737,7 +685,7 @@ void write_string(Writer& out, const std::string& text) {
 #endif
     while (i < n && plain_byte(p[i])) ++i;
     if (i < n && p[i] >= 0x80) {
-      int length = utf8_sequence(p + i, n - i);
+      int length = analyzer::utf8_sequence(p + i, n - i);
       if (length <= 0) {  // not UTF-8: nlohmann decides what replaces what
         out.back_to(start);
         out.put(json(text).dump(-1, ' ', false, json::error_handler_t::replace));

@@ -4,22 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "analyzer/hex.hpp"
 
 namespace oomlens::lsp {
-namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> path_from_file_uri(std::string_view uri) {
   if (!uri.starts_with("file://")) return std::nullopt;
@@ -28,8 +16,9 @@ std::optional<std::string> path_from_file_uri(std::string_view uri) {
   if (!rest.starts_with('/')) return std::nullopt;
   std::string path;
   for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && hex_digit(rest[i + 1]) >= 0 && hex_digit(rest[i + 2]) >= 0) {
-      path += static_cast<char>(hex_digit(rest[i + 1]) * 16 + hex_digit(rest[i + 2]));
+    auto escaped = rest[i] == '%' && i + 2 < rest.size() ? analyzer::parse_hex(rest.substr(i + 1, 2)) : std::nullopt;
+    if (escaped) {
+      path += static_cast<char>(*escaped);
       i += 2;
     } else {
       path += rest[i];
@@ -52,22 +41,6 @@ std::optional<std::string> file_uri_from_path(std::string_view path) {
       uri += fmt::format("%{:02X}", c);
   }
   return uri;
-}
-
-bool read_text_file(const std::string& path, std::string& text, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return false;
-  }
-  text = std::move(buffer).str();
-  return true;
 }
 
 }  // namespace oomlens::lsp

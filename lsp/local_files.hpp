@@ -1,5 +1,5 @@
 // Files on this machine: file:// URIs and local paths, both ways (RFC 8089,
-// as editors write them), and reading a file the client has not opened.
+// as editors write them). Reading them is report/files.hpp's.
 #pragma once
 
 #include <optional>
@@ -16,8 +16,5 @@ std::optional<std::string> path_from_file_uri(std::string_view uri);
 // a relative path (paths from a traceback of another machine are kept as they
 // are: clients handle URIs of files that do not exist here).
 std::optional<std::string> file_uri_from_path(std::string_view path);
-
-// The whole file; false with the reason (strerror) in `error`.
-bool read_text_file(const std::string& path, std::string& text, std::string& error);
 
 }  // namespace oomlens::lsp

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "analyzer/utf8.hpp"
+
 namespace oomlens::lsp {
 namespace {
 
@@ -21,23 +23,9 @@ bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
 // Well-formed sequences per the Unicode standard (table 3-7): no overlong
 // forms, no surrogates, nothing above U+10FFFF.
 Character decode(std::string_view text, std::size_t i) {
-  unsigned char lead = byte_at(text, i);
-  if (lead < 0x80) return {};
-  auto continues = [&](std::size_t k, unsigned char low, unsigned char high) {
-    return i + k < text.size() && byte_at(text, i + k) >= low && byte_at(text, i + k) <= high;
-  };
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    if (continues(1, 0x80, 0xBF)) return {2, 1};
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    unsigned char low = lead == 0xE0 ? 0xA0 : 0x80;
-    unsigned char high = lead == 0xED ? 0x9F : 0xBF;
-    if (continues(1, low, high) && continues(2, 0x80, 0xBF)) return {3, 1};
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    unsigned char low = lead == 0xF0 ? 0x90 : 0x80;
-    unsigned char high = lead == 0xF4 ? 0x8F : 0xBF;
-    if (continues(1, low, high) && continues(2, 0x80, 0xBF) && continues(3, 0x80, 0xBF)) return {4, 2};
-  }
-  return {};
+  int length = analyzer::utf8_sequence(reinterpret_cast<const unsigned char*>(text.data()) + i, text.size() - i);
+  if (length <= 1) return {};
+  return {static_cast<std::uint8_t>(length), static_cast<std::uint8_t>(length == 4 ? 2 : 1)};
 }
 
 std::size_t units_of(Character c, PositionEncoding encoding) {

@@ -14,6 +14,7 @@
 #include "rules/source/record_snapshot.hpp"
 #include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
+#include "report/files.hpp"
 #include "rules/source/set_alloc_conf.hpp"
 #include "rules/source/verification.hpp"
 
@@ -245,12 +246,16 @@ std::shared_ptr<const DocumentAnalysis> analyze_file_for_fixes(const std::string
                                      settings_key(settings, client.encoding));
   if (!key.empty())
     if (auto cached = fix_cache().find(key)) return cached;
-  std::string text;
-  if (!read_text_file(path, text, error)) return nullptr;
+  report::FileError read_error;
+  auto text = report::read_file(path, read_error);
+  if (!text) {
+    error = read_error.reason;
+    return nullptr;
+  }
   // Kind from the name (.sh, .env, launch.json); anything else is taken for a script.
   bool config = classify_document(uri, "") == DocumentKind::config;
   std::atomic<bool> never{false};
-  auto a = analyze_document(std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(text)), settings,
+  auto a = analyze_document(std::make_shared<const Document>(uri, config ? "" : "python", 0, std::move(*text)), settings,
                             client.encoding, never, {});
   if (!key.empty()) fix_cache().add(std::move(key), a);
   return a;

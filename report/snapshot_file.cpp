@@ -1,12 +1,9 @@
 #include "report/snapshot_file.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include "report/files.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -30,24 +27,17 @@ Result parsed(snap::Expected<snap::Snapshot, snap::SnapshotError> result) {
 }
 
 // Pipes and other unmappable files: read whole, as there is nothing to map.
-Result read_whole(int fd) {
+Result read_whole(OpenFile& file) {
   std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return unreadable(std::strerror(errno));
-    }
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<std::size_t>(n));
-  }
+  FileError error;
+  if (!file.read_rest(bytes, error)) return unreadable(error.reason);
   return parsed(snap::parse_snapshot(std::string_view(bytes), read_options()));
 }
 
-Result read_mapped(int fd, std::size_t size) {
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return read_whole(fd);
+Result read_mapped(OpenFile& file) {
+  const std::size_t size = file.size();
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+  if (map == MAP_FAILED) return read_whole(file);
   ::madvise(map, size, MADV_SEQUENTIAL);
   auto* base = static_cast<char*>(map);
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -70,22 +60,10 @@ Result read_mapped(int fd, std::size_t size) {
 }  // namespace
 
 Result read_snapshot_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return unreadable(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int error = errno;
-    ::close(fd);
-    return unreadable(std::strerror(error));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return unreadable("is a directory");
-  }
-  Result result = S_ISREG(st.st_mode) && st.st_size > 0 ? read_mapped(fd, static_cast<std::size_t>(st.st_size))
-                                                        : read_whole(fd);
-  ::close(fd);
-  return result;
+  FileError error;
+  auto file = OpenFile::open(path, error);
+  if (!file) return unreadable(error.reason);
+  return file->regular() && file->size() > 0 ? read_mapped(*file) : read_whole(*file);
 }
 
 }  // namespace oomlens::report

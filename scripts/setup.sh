@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   nlohmann-json3-dev libboost-dev libre2-dev libfmt-dev catch2
+  libcli11-dev  # the command line's argument parser (cli/)
   ripgrep hyperfine time python3
   neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
   libtree-sitter-dev  # the tree-sitter runtime the Python grammar runs on (analyzer/python)

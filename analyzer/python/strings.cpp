@@ -1,4 +1,5 @@
 #include "analyzer/python/strings.hpp"
+#include "analyzer/hex.hpp"
 #include "analyzer/utf8.hpp"
 
 #include <algorithm>
@@ -10,23 +11,10 @@ using analyzer::append_utf8;
 
 namespace {
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Reads exactly `count` hex digits at text[at...]; nothing when they are not there.
 std::optional<std::uint32_t> read_hex(std::string_view text, std::size_t at, std::size_t count) {
   if (at + count > text.size()) return std::nullopt;
-  std::uint32_t value = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    int d = hex_digit(text[at + i]);
-    if (d < 0) return std::nullopt;
-    value = value * 16 + static_cast<std::uint32_t>(d);
-  }
-  return value;
+  return parse_hex(text.substr(at, count));
 }
 
 class Decoder {

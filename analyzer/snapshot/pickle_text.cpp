@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstddef>
 
+#include "analyzer/hex.hpp"
 #include "analyzer/utf8.hpp"
 
 namespace oomlens::analyzer::snapshot::pickle_text {
@@ -13,29 +14,10 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // (Qualified: this namespace has an append_utf8 of its own, for byte runs.)
 void append_code_point(std::string& out, std::uint32_t cp) { ::oomlens::analyzer::append_utf8(out, cp); }
 
-// Length of the valid UTF-8 sequence at in[i], or 0 (RFC 3629 table 3-7).
+// Length of the valid UTF-8 sequence at in[i], or 0.
 std::size_t valid_sequence(std::string_view in, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(in[i + k]); };
-  auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
-    return i + k < in.size() && byte(k) >= lo && byte(k) <= hi;
-  };
-  unsigned char b = byte(0);
-  if (b < 0x80) return 1;
-  if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
-  if (b == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if (b == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
-  if (b >= 0xE1 && b <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (b == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (b >= 0xF1 && b <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  int length = utf8_sequence(reinterpret_cast<const unsigned char*>(in.data()) + i, in.size() - i);
+  return length > 0 ? static_cast<std::size_t>(length) : 0;
 }
 
 }  // namespace
@@ -65,14 +47,11 @@ bool append_raw_unicode_escape(std::string& out, std::string_view in) {
     char c = in[i];
     if ((c == 'u' || c == 'U') && backslashes % 2 == 1) {
       std::size_t digits = c == 'u' ? 4 : 8;
-      std::uint32_t cp = 0;
-      for (std::size_t k = 1; k <= digits; ++k) {
-        int d = i + k < in.size() ? hex_digit(in[i + k]) : -1;
-        if (d < 0) return false;
-        cp = cp * 16 + static_cast<std::uint32_t>(d);
-      }
+      if (in.size() - (i + 1) < digits) return false;
+      auto cp = parse_hex(in.substr(i + 1, digits));
+      if (!cp) return false;
       out.pop_back();  // the backslash that began the escape
-      append_code_point(out, cp);
+      append_code_point(out, *cp);
       i += digits;
       backslashes = 0;
       continue;

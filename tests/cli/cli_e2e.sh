@@ -108,5 +108,35 @@ check "explain unknown code: exit 2" eval '[ $status = 2 ] && has "$err" "OOM999
 run explain --list
 check "explain --list lists every rule" eval '[ $status = 0 ] && [ $(wc -l <<<"$out") -ge 11 ]'
 
+# The same argument rules on every command (one parser, CLI11).
+for cmd in diagnose lint snapshot explain lsp; do
+  run "$cmd" --help
+  check "$cmd --help: exit 0, usage on stdout" eval '[ $status = 0 ] && has "$out" "Usage: oomlens $cmd"'
+done
+run help snapshot
+check "help COMMAND is COMMAND --help" eval '[ $status = 0 ] && has "$out" "Usage: oomlens snapshot"'
+script="$fixtures/scripts/empty_cache_in_loop.py"
+snapshot=$(ls "$fixtures"/snapshots/*.pickle | head -1)
+for args in "diagnose|$oom_log" "lint|$script" "snapshot|$snapshot"; do
+  cmd=${args%%|*} file=${args#*|}
+  run "$cmd" --format=json "$file"
+  joined=$out
+  run "$cmd" --format json "$file"
+  check "$cmd --format=json is --format json" eval '[ $status != 2 ] && [ "$joined" = "$out" ] && python3 -c "import json,sys; json.loads(sys.stdin.read())" <<<"$out"'
+  run "$cmd" --frobnicate "$file"
+  check "$cmd: an unknown option is named, exit 2" eval '[ $status = 2 ] && has "$err" "oomlens $cmd: error: unknown option '"'"'--frobnicate'"'"'"'
+  run "$cmd" --format=yaml "$file"
+  check "$cmd: a bad value names the option and the value" eval '[ $status = 2 ] && has "$err" "--format" && has "$err" "yaml"'
+done
+run explain --frobnicate
+check "explain: an unknown option is named, exit 2" eval '[ $status = 2 ] && has "$err" "unknown option '"'"'--frobnicate'"'"'"'
+run diagnose --format
+check "an option without its value is named, exit 2" eval '[ $status = 2 ] && has "$err" "--format"'
+run lsp --clientProcessId=1
+check "lsp: arguments clients add are named and ignored" eval '[ $status != 2 ] && has "$err" "ignoring argument '"'"'--clientProcessId=1'"'"'"'
+cp "$oom_log" "$tmp/-dash.log"
+(cd "$tmp" && "$oomlens" diagnose --format json -- -dash.log >"$tmp/out" 2>"$tmp/err"); status=$?
+check "after --, a name that starts with - is a file" eval '[ $status = 1 ] && has "$(cat $tmp/out)" "\"path\": \"-dash.log\""'
+
 echo "cli e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,76 @@
+#include "report/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace oomlens::report {
+
+std::string FileError::message() const { return (path == "-" ? std::string("<stdin>") : path) + ": " + reason; }
+
+OpenFile::OpenFile(int fd, std::string path, bool regular, std::size_t size)
+    : fd_(fd), path_(std::move(path)), regular_(regular), size_(size) {}
+
+OpenFile::OpenFile(OpenFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), regular_(other.regular_), size_(other.size_) {}
+
+OpenFile::~OpenFile() {
+  if (fd_ >= 0 && fd_ != STDIN_FILENO) ::close(fd_);
+}
+
+std::optional<OpenFile> OpenFile::open(const std::string& path, FileError& error, bool dash_is_stdin) {
+  error = {path, {}};
+  int fd = dash_is_stdin && path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error.reason = std::strerror(errno);
+    return std::nullopt;
+  }
+  OpenFile file(fd, path, false, 0);  // closes fd on the way out below
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    error.reason = std::strerror(errno);
+    return std::nullopt;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    error.reason = "is a directory";
+    return std::nullopt;
+  }
+  file.regular_ = S_ISREG(st.st_mode);
+  file.size_ = file.regular_ ? static_cast<std::size_t>(st.st_size) : 0;
+  return file;
+}
+
+std::optional<std::size_t> OpenFile::read(std::span<char> buffer, FileError& error) {
+  for (;;) {
+    ssize_t n = ::read(fd_, buffer.data(), buffer.size());
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EINTR) continue;
+    error = {path_, std::strerror(errno)};
+    return std::nullopt;
+  }
+}
+
+bool OpenFile::read_rest(std::string& out, FileError& error) {
+  if (regular_) out.reserve(out.size() + size_);
+  char buffer[1 << 16];
+  for (;;) {
+    auto n = read(buffer, error);
+    if (!n) return false;
+    if (*n == 0) return true;
+    out.append(buffer, *n);
+  }
+}
+
+std::optional<std::string> read_file(const std::string& path, FileError& error, bool dash_is_stdin) {
+  auto file = OpenFile::open(path, error, dash_is_stdin);
+  if (!file) return std::nullopt;
+  std::string text;
+  if (!file->read_rest(text, error)) return std::nullopt;
+  return text;
+}
+
+}  // namespace oomlens::report
