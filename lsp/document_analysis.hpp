@@ -44,7 +44,7 @@ struct DocumentAnalysis {
   rules::RuleOptions options;           // the settings it was made with (fix values)
   // The document-wide actions (set allocator config, record snapshot), made
   // on the first request that asks for them and kept: later requests on the
-  // same version answer from here (source_features.cpp).
+  // same version answer from here (source_code_actions.cpp).
   mutable std::once_flag source_actions_once;
   mutable std::optional<rules::ScriptAction> set_alloc_conf_action;
   mutable std::optional<rules::ScriptAction> record_snapshot_action;

@@ -40,7 +40,7 @@ bool read_segmented(DocumentAnalysis& a, const AnalysisInputs& in) {
     a.segmented = std::move(whole);
   }
   // Superseded: the segmented analysis is still this version's and is kept
-  // (text_sync.cpp), but the report would never be published.
+  // (scheduling.cpp), but the report would never be published.
   return !in.cancelled.load(std::memory_order_relaxed);
 }
 

@@ -106,6 +106,17 @@ class Server {
   void code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply);
   void code_action_resolve(CodeActionResolveParams params, Reply<nlohmann::json> reply);
   void execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply);
+  // The oomlens.* commands (commands.cpp), each given the arguments.
+  using CommandReply = Reply<nlohmann::json>;
+  void diagnose_text(nlohmann::json& args, const CommandReply& reply);
+  void analyze_snapshot(nlohmann::json& args, const CommandReply& reply);
+  void fix_script(nlohmann::json& args, const CommandReply& reply);
+  void explain(nlohmann::json& args, const CommandReply& reply);
+  void explain_document(nlohmann::json& args, const CommandReply& reply);
+  void copy_verification(nlohmann::json& args, const CommandReply& reply);
+  void run_verification(nlohmann::json& args, const CommandReply& reply);
+  void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
+  void show_fix(nlohmann::json& args, const CommandReply& reply);
 
   // Settings (settings.cpp).
   void did_change_configuration(DidChangeConfigurationParams params);
@@ -130,7 +141,7 @@ class Server {
     std::int64_t version = 0;
     // Which scheduling this slot waits for: a settings change re-analyses the
     // same version, so the version alone cannot tell two results apart (it
-    // names the pull resultId, see features.cpp).
+    // names the pull resultId, see diagnostics.cpp).
     std::uint64_t serial = 0;
     std::shared_ptr<const DocumentAnalysis> ready;  // null while analysing
     std::shared_ptr<const DocumentAnalysis> last;   // the latest finished one (incremental re-parse)
@@ -148,7 +159,7 @@ class Server {
     std::vector<std::string> job_messages;  // those already logged
   };
   void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc);
-  // The base for analysing `doc` (text_sync.cpp), empty when there is none.
+  // The base for analysing `doc` (scheduling.cpp), empty when there is none.
   LogBase log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const;
   void keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening);
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;

@@ -54,6 +54,8 @@ std::string hover_markdown(const rules::SourceDiagnostic& d) {
   return text;
 }
 
+// A script: parsed (incrementally from `previous` when it holds an earlier
+// script of the same document) and linted; a configuration file: linted.
 void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled) {
   if (a.doc->text.size() > kMaxSourceBytes) {
     // A generated module of this size is no training script; parsing it on
