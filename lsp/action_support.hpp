@@ -1,40 +1,40 @@
-// What the two kinds of code actions (logs: lsp/code_actions.cpp; scripts and
-// launch files: lsp/source_features.cpp) share: reading the request, and the
-// LSP shapes of ranges and severities.
+// What the features of every kind of document share: a diagnosis as an LSP
+// Diagnostic, and reading a codeAction request (which kinds it admits,
+// which of our diagnostics it is about).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "lsp/document_analysis.hpp"
+#include "lsp/protocol.hpp"
 #include "rules/diagnosis.hpp"
 
 namespace oomlens::lsp {
 
-nlohmann::json range_json(const Range& range);
 int lsp_severity(rules::Severity severity);
 // An LSP Diagnostic of a diagnosis on `bytes` of the analysed document; its
 // data names the diagnosis (`ref`, e.g. "incident:0", "source:2") and the
 // document version, which code actions check.
-nlohmann::json diagnostic_json(const DocumentAnalysis& analysis, const rules::Diagnosis& diagnosis, ByteRange bytes,
-                               const std::string& ref);
+Diagnostic diagnostic_of(const DocumentAnalysis& analysis, const rules::Diagnosis& diagnosis, ByteRange bytes,
+                         std::string ref);
 
+using Kinds = std::optional<std::vector<std::string>>;
 // Whether an action of `kind` passes the request's context.only (LSP kinds
 // are hierarchical: "source" admits "source.oomlens.explain").
-bool kind_allowed(const std::string& kind, const nlohmann::json& only);
+bool kind_allowed(const std::string& kind, const Kinds& only);
 // True only when `only` is given and admits `kind`: document-wide actions are
 // offered when asked for by kind, never on every cursor move.
-bool explicitly_asked(const std::string& kind, const nlohmann::json& only);
-// context.only of a codeAction request, or null.
-nlohmann::json requested_kinds(const nlohmann::json& params);
+bool explicitly_asked(const std::string& kind, const Kinds& only);
 
 // The references (data.oomlens) of the diagnostics a codeAction request is
 // about: those the client sent back for this version, else ours whose lines
 // touch the requested range.
-std::vector<std::string> refs_in_request(const DocumentAnalysis& analysis, const nlohmann::json& params);
+std::vector<std::string> refs_in_request(const DocumentAnalysis& analysis, const CodeActionParams& params);
 // Our diagnostic with that reference, or null.
-const nlohmann::json* diagnostic_for(const DocumentAnalysis& analysis, const std::string& ref);
+const Diagnostic* diagnostic_for(const DocumentAnalysis& analysis, const std::string& ref);
+// The diagnostic an action is about, as CodeAction::diagnostics holds it.
+std::vector<Diagnostic> about(const Diagnostic* diagnostic);
 
 }  // namespace oomlens::lsp

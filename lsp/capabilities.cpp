@@ -69,26 +69,4 @@ Settings read_settings(const json& section, std::vector<std::string>& problems) 
   return s;
 }
 
-json server_capabilities(const ClientCapabilities& client) {
-  json caps = {
-      {"positionEncoding", std::string(to_string(client.encoding))},
-      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
-      {"hoverProvider", true},
-      {"executeCommandProvider",
-       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix,
-                      kAnalyzeSnapshot, kFixScript}}}},
-  };
-  if (client.code_action_literals) {
-    caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.fixAll.oomlens", "source.oomlens", "source.oomlens.explain",
-                                                      "source.oomlens.setAllocatorConf", "source.oomlens.recordSnapshot",
-                                                      "source.oomlens.verify"}},
-                                  {"resolveProvider", client.resolve_command || client.resolve_edit}};
-  } else {
-    caps["codeActionProvider"] = true;
-  }
-  if (client.pull_diagnostics)
-    caps["diagnosticProvider"] = {{"identifier", "oomlens"}, {"interFileDependencies", false}, {"workspaceDiagnostics", false}};
-  return caps;
-}
-
 }  // namespace oomlens::lsp

@@ -1,5 +1,6 @@
 // What the client can do (read once from initialize), what the user chose
-// (settings), and what the server announces.
+// (settings), and the commands the server announces (lsp/protocol.cpp says
+// the rest of what it announces).
 #pragma once
 
 #include <string>
@@ -47,7 +48,5 @@ inline constexpr const char* kRunVerification = "oomlens.runVerification";
 inline constexpr const char* kShowFix = "oomlens.showFix";
 inline constexpr const char* kFixScript = "oomlens.fixScript";
 inline constexpr const char* kAnalyzeSnapshot = "oomlens.analyzeSnapshot";
-
-nlohmann::json server_capabilities(const ClientCapabilities& client);
 
 }  // namespace oomlens::lsp

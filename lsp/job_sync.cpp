@@ -28,7 +28,7 @@ void Server::log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analys
   // every analysis, and again only after it went away and came back.
   for (const auto& message : analysis.job_messages)
     if (std::find(slot.job_messages.begin(), slot.job_messages.end(), message) == slot.job_messages.end())
-      notify("window/logMessage", {{"type", 2}, {"message", fmt::format("oomlens: {}", message)}});
+      notify("window/logMessage", MessageParams{2, fmt::format("oomlens: {}", message)});
   slot.job_messages = analysis.job_messages;
 }
 

@@ -10,11 +10,7 @@
 namespace oomlens::lsp {
 namespace {
 
-using nlohmann::json;
-
-json related(const Location& where, const std::string& message) {
-  return {{"location", {{"uri", where.uri}, {"range", range_json(where.range)}}}, {"message", message}};
-}
+DiagnosticRelatedInformation related(Location where, std::string message) { return {std::move(where), std::move(message)}; }
 
 // Where the lines of the job's inputs are: this document's from its own
 // text, the others' as the caller found them.
@@ -72,24 +68,24 @@ std::string elsewhere_message(const analyzer::Incident& inc, const Anchor& here,
   return fmt::format("{}; {}, in {}: {}", what, first, places.label(first_file), diagnosis_message);
 }
 
-json incident_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
+std::optional<Diagnostic> incident_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
   const auto& item = a.report.incidents[index];
   const auto& inc = item.incident;
   auto here = anchor_of(inc, a.file);
-  if (!here) return nullptr;  // nothing of it in this file
+  if (!here) return std::nullopt;  // nothing of it in this file
   const bool elsewhere = inc.primary.file != a.file;
-  json d = diagnostic_json(a, item.diagnosis, places.bytes(here->first, here->last), fmt::format("incident:{}", index));
+  Diagnostic d = diagnostic_of(a, item.diagnosis, places.bytes(here->first, here->last), fmt::format("incident:{}", index));
   if (elsewhere) {
-    d["message"] = elsewhere_message(inc, *here, places, item.diagnosis.message);
+    d.message = elsewhere_message(inc, *here, places, item.diagnosis.message);
     // A rank that failed because another ran out of memory is not where
     // the fix goes: a warning, the cause's file has the error.
-    if (!here->echo) d["severity"] = lsp_severity(rules::Severity::warning);
+    if (!here->echo) d.severity = lsp_severity(rules::Severity::warning);
   }
-  d["data"]["class"] = analyzer::to_string(inc.verdict.cls);
-  d["data"]["fixes"] = report::fixes_json(item.diagnosis.fixes);
-  d["data"]["verify"] = item.diagnosis.verify;
-  if (inc.entry) d["data"]["script"] = inc.entry->file;
-  json rel = json::array();
+  d.data.verdict_class = std::string(analyzer::to_string(inc.verdict.cls));
+  d.data.fixes = report::fixes_json(item.diagnosis.fixes);
+  d.data.verify = item.diagnosis.verify;
+  if (inc.entry) d.data.script = inc.entry->file;
+  std::vector<DiagnosticRelatedInformation> rel;
   auto add = [&](std::uint32_t file, std::uint64_t first, std::uint64_t last, const std::string& message) {
     if (file == a.file && first == here->first && elsewhere) return;  // the diagnostic itself
     if (auto where = places(file, first, last)) rel.push_back(related(*where, message));
@@ -129,19 +125,19 @@ json incident_diagnostic(const DocumentAnalysis& a, std::size_t index, const Pla
       if (rel.size() >= 56) return;
       add(f.file, line, line, "a memory-pressure warning before the failure");
     });
-  if (!rel.empty()) d["relatedInformation"] = rel;
+  if (!rel.empty()) d.related_information = std::move(rel);
   return d;
 }
 
-json finding_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
+std::optional<Diagnostic> finding_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
   const auto& item = a.report.findings[index];
   const auto& f = item.finding;
-  if (f.file != a.file) return nullptr;  // another file's: shown there
-  json d = diagnostic_json(a, item.diagnosis, places.bytes(f.line, f.line), fmt::format("finding:{}", index));
+  if (f.file != a.file) return std::nullopt;  // another file's: shown there
+  Diagnostic d = diagnostic_of(a, item.diagnosis, places.bytes(f.line, f.line), fmt::format("finding:{}", index));
   // One diagnostic for all the repeats of one cause, pointing at the first
   // few and the last.
   if (f.count > 1) {
-    json rel = json::array();
+    std::vector<DiagnosticRelatedInformation> rel;
     auto add = [&](std::uint64_t line, std::string message) {
       if (auto where = places(f.file, line, line)) rel.push_back(related(*where, message));
     };
@@ -149,20 +145,20 @@ json finding_diagnostic(const DocumentAnalysis& a, std::size_t index, const Plac
     if (f.last_line && f.last_line != f.line &&
         (f.more_lines.empty() || f.more_lines.back() != f.last_line))
       add(f.last_line, fmt::format("the last of {}", f.count));
-    d["relatedInformation"] = rel;
+    d.related_information = std::move(rel);
   }
   return d;
 }
 
 }  // namespace
 
-json log_diagnostics(const DocumentAnalysis& a, const OtherFiles* others) {
+std::vector<Diagnostic> log_diagnostics(const DocumentAnalysis& a, const OtherFiles* others) {
   Places places(a, others);
-  json out = json::array();
+  std::vector<Diagnostic> out;
   for (std::size_t i = 0; i < a.report.incidents.size(); ++i)
-    if (json d = incident_diagnostic(a, i, places); !d.is_null()) out.push_back(std::move(d));
+    if (auto d = incident_diagnostic(a, i, places)) out.push_back(std::move(*d));
   for (std::size_t i = 0; i < a.report.findings.size(); ++i)
-    if (json d = finding_diagnostic(a, i, places); !d.is_null()) out.push_back(std::move(d));
+    if (auto d = finding_diagnostic(a, i, places)) out.push_back(std::move(*d));
   return out;
 }
 

@@ -11,16 +11,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "lsp/document_analysis.hpp"
+#include "lsp/protocol.hpp"
 
 namespace oomlens::lsp {
-
-struct Location {
-  std::string uri;
-  Range range;
-};
 
 // What the diagnostics of one file of a job know of the job's other files.
 struct OtherFiles {
@@ -29,11 +23,11 @@ struct OtherFiles {
   std::function<std::optional<Location>(std::uint32_t file, std::uint64_t first, std::uint64_t last)> locate;
 };
 
-// LSP Diagnostic[] of analysis.report on its document (input analysis.file):
+// The Diagnostics of analysis.report on its document (input analysis.file):
 // the incidents, then the findings, each once. An incident whose message
 // is in another file but that has an echo or a collateral failure here gets
 // its diagnostic on that line, naming the rank that failed first and where.
-nlohmann::json log_diagnostics(const DocumentAnalysis& analysis, const OtherFiles* others = nullptr);
+std::vector<Diagnostic> log_diagnostics(const DocumentAnalysis& analysis, const OtherFiles* others = nullptr);
 
 // Whether '\n' line `line` of the document is one of those the incident's
 // diagnostic there stands for (its messages, or the line it is anchored on).

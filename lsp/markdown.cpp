@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
-#include "lsp/document_analysis.hpp"
 #include "rules/breakdown.hpp"
 #include "rules/rule.hpp"
 

@@ -12,6 +12,9 @@ namespace oomlens::lsp {
 std::string incident_markdown(const rules::IncidentDiagnosis& item);
 std::string finding_markdown(const rules::FindingDiagnosis& item);
 
+// The Markdown explanation of every incident and finding in a report.
+std::string report_markdown(const rules::LogReport& report);
+
 // The same text for clients that show hovers as plain text: headings,
 // emphasis, code spans and fences removed, links shown as their address.
 std::string markdown_to_plaintext(std::string_view markdown);

@@ -1,16 +1,21 @@
-// Dispatch and lifecycle: every request is answered exactly once; nothing but
-// errors goes out before initialize; shutdown/exit per the spec.
+// Dispatch: every request is answered exactly once; nothing but errors goes
+// out before initialize. The method table is the binder's (bind_methods).
 #include "lsp/server.hpp"
 
 #include <fmt/format.h>
-
-#include "lsp/params.hpp"
 
 namespace oomlens::lsp {
 
 using nlohmann::json;
 
-Server::Server(ServerIo io) : io_(std::move(io)) {}
+Server::Server(ServerIo io)
+    : io_(std::move(io)),
+      binder_(ReplySink{[this](const PendingPtr& p, nlohmann::json result) { reply(p, std::move(result)); },
+                        [this](const PendingPtr& p, int code, std::string_view message) {
+                          reply_error(p, code, message);
+                        }}) {
+  bind_methods();
+}
 Server::~Server() = default;
 
 namespace {
@@ -62,17 +67,28 @@ void Server::on_input_end() {
   finished_ = true;
 }
 
+void Server::bind_methods() {
+  binder_.request("initialize", this, &Server::initialize);
+  binder_.request("shutdown", this, &Server::shutdown);
+  binder_.request("textDocument/diagnostic", this, &Server::pull_diagnostics);
+  binder_.request("textDocument/hover", this, &Server::hover);
+  binder_.request("textDocument/codeAction", this, &Server::code_action);
+  binder_.request("codeAction/resolve", this, &Server::code_action_resolve);
+  binder_.request("workspace/executeCommand", this, &Server::execute_command);
+
+  binder_.notification("initialized", this, &Server::initialized);
+  binder_.notification("exit", this, &Server::exit_notification);
+  binder_.notification("$/cancelRequest", this, &Server::cancel_request);
+  binder_.notification("$/setTrace", this, &Server::set_trace);
+  binder_.notification("textDocument/didOpen", this, &Server::did_open);
+  binder_.notification("textDocument/didChange", this, &Server::did_change);
+  binder_.notification("textDocument/didClose", this, &Server::did_close);
+  binder_.notification("textDocument/didSave", this, &Server::did_save);
+  binder_.notification("workspace/didChangeConfiguration", this, &Server::did_change_configuration);
+}
+
 void Server::on_request(Request request) {
-  static const std::map<std::string, Handler, std::less<>> handlers = {
-      {"initialize", &Server::initialize},
-      {"shutdown", &Server::shutdown},
-      {"textDocument/diagnostic", &Server::pull_diagnostics},
-      {"textDocument/hover", &Server::hover},
-      {"textDocument/codeAction", &Server::code_action},
-      {"codeAction/resolve", &Server::code_action_resolve},
-      {"workspace/executeCommand", &Server::execute_command},
-  };
-  auto p = std::make_shared<Pending>();
+  auto p = std::make_shared<PendingRequest>();
   p->id = request.id;
   p->method = request.method;
   std::string key = request.id.dump();
@@ -84,18 +100,21 @@ void Server::on_request(Request request) {
     reply_error(p, ServerNotInitialized, "the server has not been initialized");
     return;
   }
+  if (phase_ != Phase::uninitialized && request.method == "initialize") {
+    reply_error(p, InvalidRequest, "initialize was already received");
+    return;
+  }
   if (phase_ == Phase::shut_down) {
     reply_error(p, InvalidRequest, "the server is shutting down");
     return;
   }
-  auto it = handlers.find(request.method);
-  if (it == handlers.end()) {
+  if (!binder_.has_request(request.method)) {
     reply_error(p, MethodNotFound, fmt::format("unknown method '{}'", request.method));
     return;
   }
   pending_[key] = p;
   try {
-    (this->*(it->second))(p, request.params);
+    binder_.call(request.method, request.params, p);
   } catch (const ParamsError& e) {
     reply_error(p, InvalidParams, e.what());
   } catch (const std::exception& e) {
@@ -104,24 +123,11 @@ void Server::on_request(Request request) {
 }
 
 void Server::on_notification(Notification& n) {
-  static const std::map<std::string, NotificationHandler, std::less<>> handlers = {
-      {"initialized", &Server::initialized},
-      {"exit", &Server::exit_notification},
-      {"$/cancelRequest", &Server::cancel_request},
-      {"$/setTrace", &Server::set_trace},
-      {"textDocument/didOpen", &Server::did_open},
-      {"textDocument/didChange", &Server::did_change},
-      {"textDocument/didClose", &Server::did_close},
-      {"textDocument/didSave", &Server::did_save},
-      {"workspace/didChangeConfiguration", &Server::did_change_configuration},
-  };
   // Before initialize only "exit" counts; unknown notifications are ignored.
   if (phase_ == Phase::uninitialized && n.method != "exit") return;
-  auto it = handlers.find(n.method);
-  if (it == handlers.end()) return;
   string_lines_ = &n.string_lines;
   try {
-    (this->*(it->second))(n.params);
+    binder_.notify(n.method, n.params);
   } catch (const std::exception& e) {
     io_.log(fmt::format("{} ignored: {}", n.method, e.what()));
   }
@@ -157,57 +163,5 @@ void Server::send_request(std::string_view method, json params, std::function<vo
 }
 
 void Server::notify(std::string_view method, json params) { io_.send(make_notification(method, std::move(params))); }
-
-void Server::initialize(const PendingPtr& p, json& params) {
-  if (phase_ != Phase::uninitialized) {
-    reply_error(p, InvalidRequest, "initialize was already received");
-    return;
-  }
-  if (!params.is_object()) throw ParamsError("initialize expects an object");
-  client_ = read_client_capabilities(params);
-  documents_.set_position_encoding(client_.encoding);
-  if (params.contains("initializationOptions")) {
-    const json& opts = params["initializationOptions"];
-    apply_settings(opts.is_object() && opts.contains("oomlens") ? opts["oomlens"] : opts);
-  }
-  phase_ = Phase::running;
-  reply(p, {{"capabilities", server_capabilities(client_)},
-            {"serverInfo", {{"name", "oomlens"}, {"version", OOMLENS_VERSION}}}});
-}
-
-void Server::initialized(json&) {
-  if (client_.configuration) request_configuration();
-}
-
-void Server::shutdown(const PendingPtr& p, json&) {
-  shutdown_requested_ = true;
-  phase_ = Phase::shut_down;
-  for (auto& [uri, slot] : analyses_)
-    if (slot.cancel) slot.cancel->store(true);
-  // The cancelled analyses will never run their waiting requests (nor will a
-  // background diagnoseText be wanted): answer everything still owed now,
-  // before the shutdown reply, so every request is answered exactly once.
-  auto owed = pending_;  // reply_error erases from pending_
-  for (auto& [key, other] : owed) {
-    if (other == p) continue;
-    other->cancelled->store(true);
-    reply_error(other, RequestFailed, "the server is shutting down");
-  }
-  for (auto& [uri, slot] : analyses_) slot.waiting.clear();
-  reply(p, nullptr);
-}
-
-void Server::exit_notification(json&) { finished_ = true; }
-
-void Server::cancel_request(json& params) {
-  if (!params.is_object() || !params.contains("id")) return;
-  auto it = pending_.find(params["id"].dump());
-  if (it == pending_.end()) return;  // already answered: nothing to do
-  auto p = it->second;
-  p->cancelled->store(true);
-  reply_error(p, RequestCancelled, "request cancelled");
-}
-
-void Server::set_trace(json&) {}
 
 }  // namespace oomlens::lsp

@@ -1,6 +1,7 @@
 // The language server: a thin protocol layer over the analyzer and the rules
 // (DESIGN.md, "LSP"). It owns the protocol state (lifecycle, capabilities,
-// documents, requests in flight) and nothing of the analysis.
+// documents, requests in flight) and nothing of the analysis. Its handlers
+// are bound to methods in server.cpp, one file per method family.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lsp/binder.hpp"
 #include "lsp/capabilities.hpp"
 #include "lsp/document_analysis.hpp"
 #include "lsp/documents.hpp"
 #include "lsp/jsonrpc.hpp"
+#include "lsp/protocol.hpp"
 
 namespace oomlens::lsp {
 
@@ -50,18 +53,8 @@ class Server {
   int exit_code() const { return shutdown_requested_ ? 0 : 1; }
 
  private:
-  // A request the client sent and the server still owes an answer to.
-  struct Pending {
-    RequestId id;
-    std::string method;
-    bool answered = false;
-    std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
-  };
-  using PendingPtr = std::shared_ptr<Pending>;
-  using Handler = void (Server::*)(const PendingPtr&, nlohmann::json&);
-  using NotificationHandler = void (Server::*)(nlohmann::json&);
-
-  // Lifecycle and dispatch (server.cpp).
+  // Dispatch (server.cpp).
+  void bind_methods();
   void dispatch(Message message, std::size_t body_bytes);
   void on_request(Request request);
   void on_notification(Notification& n);
@@ -71,18 +64,21 @@ class Server {
   void send_request(std::string_view method, nlohmann::json params, std::function<void(const Response&)> on_reply);
   void notify(std::string_view method, nlohmann::json params);
 
-  void initialize(const PendingPtr& p, nlohmann::json& params);
-  void shutdown(const PendingPtr& p, nlohmann::json& params);
-  void initialized(nlohmann::json& params);
-  void exit_notification(nlohmann::json& params);
-  void cancel_request(nlohmann::json& params);
-  void set_trace(nlohmann::json& params);
+  // Lifecycle (lifecycle.cpp).
+  void initialize(InitializeParams params, Reply<InitializeResult> reply);
+  void shutdown(NoParams params, Reply<std::nullptr_t> reply);
+  void initialized(NoParams params);
+  void exit_notification(NoParams params);
+  void cancel_request(CancelParams params);
+  void set_trace(NoParams params);
 
-  // Documents and their analyses (text_sync.cpp).
-  void did_open(nlohmann::json& params);
-  void did_change(nlohmann::json& params);
-  void did_close(nlohmann::json& params);
-  void did_save(nlohmann::json& params);
+  // Documents (text_sync.cpp).
+  void did_open(DidOpenParams params);
+  void did_change(DidChangeParams params);
+  void did_close(DidCloseParams params);
+  void did_save(NoParams params);
+
+  // Their analyses (scheduling.cpp).
   void schedule_analysis(const DocumentSnapshot& doc);
   void on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis);
   // Runs `then` with the analysis of the document's current version, once
@@ -90,7 +86,7 @@ class Server {
   // it, and does nothing once the request has been answered (cancelled).
   void with_analysis(const PendingPtr& p, const std::string& uri,
                      std::function<void(const DocumentAnalysis&)> then);
-  void publish(const DocumentAnalysis& analysis);
+  void publish(const DocumentAnalysis& analysis);  // diagnostics.cpp
   // The line starts the JSON reader found for `text`, when it is one of the
   // large strings of the notification being handled.
   std::optional<LineStarts> take_string_lines(const std::string& text);
@@ -104,20 +100,32 @@ class Server {
   // once per message while it stays the same.
   void log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analysis);
 
-  // Features (features.cpp).
-  void pull_diagnostics(const PendingPtr& p, nlohmann::json& params);
-  void hover(const PendingPtr& p, nlohmann::json& params);
-  void code_action(const PendingPtr& p, nlohmann::json& params);
-  void code_action_resolve(const PendingPtr& p, nlohmann::json& params);
-  void execute_command(const PendingPtr& p, nlohmann::json& params);
+  // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
+  void pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDiagnosticReport> reply);
+  void hover(HoverParams params, Reply<std::optional<Hover>> reply);
+  void code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply);
+  void code_action_resolve(CodeActionResolveParams params, Reply<nlohmann::json> reply);
+  void execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply);
+  // The oomlens.* commands (commands.cpp), each given the arguments.
+  using CommandReply = Reply<nlohmann::json>;
+  void diagnose_text(nlohmann::json& args, const CommandReply& reply);
+  void analyze_snapshot(nlohmann::json& args, const CommandReply& reply);
+  void fix_script(nlohmann::json& args, const CommandReply& reply);
+  void explain(nlohmann::json& args, const CommandReply& reply);
+  void explain_document(nlohmann::json& args, const CommandReply& reply);
+  void copy_verification(nlohmann::json& args, const CommandReply& reply);
+  void run_verification(nlohmann::json& args, const CommandReply& reply);
+  void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
+  void show_fix(nlohmann::json& args, const CommandReply& reply);
 
   // Settings (settings.cpp).
-  void did_change_configuration(nlohmann::json& params);
+  void did_change_configuration(DidChangeConfigurationParams params);
   void request_configuration();
   void apply_settings(const nlohmann::json& section);
   void refresh_all();
 
   ServerIo io_;
+  Binder binder_;
   enum class Phase { uninitialized, running, shut_down } phase_ = Phase::uninitialized;
   bool shutdown_requested_ = false;
   bool finished_ = false;
@@ -133,7 +141,7 @@ class Server {
     std::int64_t version = 0;
     // Which scheduling this slot waits for: a settings change re-analyses the
     // same version, so the version alone cannot tell two results apart (it
-    // names the pull resultId, see features.cpp).
+    // names the pull resultId, see diagnostics.cpp).
     std::uint64_t serial = 0;
     std::shared_ptr<const DocumentAnalysis> ready;  // null while analysing
     std::shared_ptr<const DocumentAnalysis> last;   // the latest finished one (incremental re-parse)
@@ -151,7 +159,7 @@ class Server {
     std::vector<std::string> job_messages;  // those already logged
   };
   void start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc);
-  // The base for analysing `doc` (text_sync.cpp), empty when there is none.
+  // The base for analysing `doc` (scheduling.cpp), empty when there is none.
   LogBase log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const;
   void keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening);
   std::map<std::string, AnalysisSlot, std::less<>> analyses_;

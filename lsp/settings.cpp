@@ -11,25 +11,24 @@ using nlohmann::json;
 void Server::apply_settings(const json& section) {
   std::vector<std::string> problems;
   settings_ = read_settings(section, problems);
-  for (const auto& problem : problems) notify("window/logMessage", {{"type", 2}, {"message", "oomlens: " + problem}});
+  for (const auto& problem : problems) notify("window/logMessage", MessageParams{2, "oomlens: " + problem});
 }
 
 void Server::request_configuration() {
-  send_request("workspace/configuration", {{"items", json::array({{{"section", "oomlens"}}})}}, [this](const Response& r) {
+  send_request("workspace/configuration", ConfigurationParams{"oomlens"}, [this](const Response& r) {
     if (r.error || !r.result.is_array() || r.result.empty()) return;
     apply_settings(r.result[0]);
     refresh_all();
   });
 }
 
-void Server::did_change_configuration(json& params) {
+void Server::did_change_configuration(DidChangeConfigurationParams params) {
   if (client_.configuration) {
     request_configuration();
     return;
   }
-  if (params.is_object() && params.contains("settings") && params["settings"].is_object()) {
-    const json& s = params["settings"];
-    apply_settings(s.contains("oomlens") ? s["oomlens"] : s);
+  if (params.settings) {
+    apply_settings(*params.settings);
     refresh_all();
   }
 }

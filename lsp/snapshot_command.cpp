@@ -7,7 +7,6 @@
 #include "analyzer/size.hpp"
 #include "lsp/jsonrpc.hpp"
 #include "lsp/local_files.hpp"
-#include "lsp/params.hpp"
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
@@ -91,9 +90,9 @@ SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::
   }
   const snap::Analysis analysis = snap::analyze(*snapshot);
   if (cancelled.load()) return outcome.cancelled = true, outcome;
-  outcome.result = {{"json", report::snapshot_json(*snapshot, analysis)},
-                    {"markdown", snapshot_markdown(*snapshot, analysis, path)},
-                    {"html", report::snapshot_html(*snapshot, analysis, path)}};
+  outcome.result = CommandResult{.report = report::snapshot_json(*snapshot, analysis),
+                                 .markdown = snapshot_markdown(*snapshot, analysis, path),
+                                 .html = report::snapshot_html(*snapshot, analysis, path)};
   return outcome;
 }
 

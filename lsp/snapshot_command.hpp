@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/snapshot/analysis.hpp"
+#include "lsp/protocol.hpp"
 
 namespace oomlens::lsp {
 
@@ -20,7 +21,7 @@ namespace oomlens::lsp {
 std::string snapshot_argument_path(const nlohmann::json& args);
 
 struct SnapshotCommandOutcome {
-  nlohmann::json result;  // {"json", "markdown", "html"} on success
+  CommandResult result;  // json, markdown and html on success
   int error_code = 0;     // a JSON-RPC error code when the file was missing or refused
   std::string error;
   bool cancelled = false;

@@ -1,41 +1,19 @@
-// Documents and their analyses: every version is analysed off the protocol
-// thread; a newer version cancels the older analysis and the requests that
-// waited for it get ContentModified.
+// Text synchronization: didOpen, didChange, didClose. Each version of a
+// document is analysed (scheduling.cpp); the open files of a job see each
+// other's text (job_sync.cpp).
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "lsp/job_analysis.hpp"
-#include "lsp/params.hpp"
 #include "lsp/server.hpp"
 
 namespace oomlens::lsp {
 
-using nlohmann::json;
-using vt = json::value_t;
-
-namespace {
-
-std::optional<Range> read_range(const json& j) {
-  try {
-    return Range{{j.at("start").at("line").get<std::uint32_t>(), j.at("start").at("character").get<std::uint32_t>()},
-                 {j.at("end").at("line").get<std::uint32_t>(), j.at("end").at("character").get<std::uint32_t>()}};
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
-
-void Server::did_open(json& params) {
-  json& doc = member(params, "textDocument", vt::object);
-  std::string uri = member(doc, "uri", vt::string).get<std::string>();
-  std::string language = member(doc, "languageId", vt::string).get<std::string>();
-  auto version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+void Server::did_open(DidOpenParams params) {
   // The text moves from the message into the document: it can be 100 MiB.
-  std::string text = std::move(member(doc, "text", vt::string).get_ref<std::string&>());
-  auto lines = take_string_lines(text);
-  auto snapshot = documents_.open(std::move(uri), std::move(language), version, std::move(text), std::move(lines));
+  auto lines = take_string_lines(params.text);
+  auto snapshot = documents_.open(std::move(params.uri), std::move(params.language_id), params.version,
+                                  std::move(params.text), std::move(lines));
   // Opening replaces the text: nothing of an earlier opening's analysis applies.
   AnalysisSlot& slot = analyses_[snapshot->uri];
   slot.segmented.reset();
@@ -45,19 +23,15 @@ void Server::did_open(json& params) {
   reanalyse_job_of(snapshot->uri);
 }
 
-void Server::did_change(json& params) {
-  const json& doc = member(params, "textDocument", vt::object);
-  std::string uri = member(doc, "uri", vt::string).get<std::string>();
-  std::int64_t version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+void Server::did_change(DidChangeParams params) {
+  const std::string& uri = params.uri;
+  const std::int64_t version = params.version;
   std::vector<TextChange> changes;
-  for (auto& c : member(params, "contentChanges", vt::array)) {
+  for (auto& c : params.changes) {
     TextChange change;
-    change.text = std::move(member(c, "text", vt::string).get_ref<std::string&>());
+    change.text = std::move(c.text);  // its buffer, which the line starts found by the reader name
     change.lines = take_string_lines(change.text);
-    if (c.contains("range")) {
-      change.range = read_range(c["range"]);
-      if (!change.range) throw ParamsError("a content change has a malformed range");
-    }
+    change.range = c.range;
     changes.push_back(std::move(change));
   }
   // The finished analysis of the version being replaced holds its text; let
@@ -76,7 +50,7 @@ void Server::did_change(json& params) {
     // Applying part of an edit would silently corrupt the text: the client
     // must resend the document. Say so where the user can see it.
     io_.log(fmt::format("didChange for {} rejected: {}", uri, result.error));
-    notify("window/logMessage", {{"type", 1}, {"message", fmt::format("oomlens: change to {} rejected: {}", uri, result.error)}});
+    notify("window/logMessage", MessageParams{1, fmt::format("oomlens: change to {} rejected: {}", uri, result.error)});
     return;
   }
   if (result.edit) {
@@ -95,8 +69,8 @@ void Server::did_change(json& params) {
   reanalyse_job_of(uri);
 }
 
-void Server::did_close(json& params) {
-  std::string uri = document_uri(params);
+void Server::did_close(DidCloseParams params) {
+  const std::string& uri = params.text_document.uri;
   documents_.close(uri);
   if (auto it = analyses_.find(uri); it != analyses_.end()) {
     if (it->second.cancel) it->second.cancel->store(true);
@@ -104,11 +78,11 @@ void Server::did_close(json& params) {
     analyses_.erase(it);
   }
   // Pushed diagnostics stay in the client until replaced: clear them.
-  if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}});
   reanalyse_job_of(uri);  // the others now read it from disk
 }
 
-void Server::did_save(json&) {}
+void Server::did_save(NoParams) {}
 
 std::optional<LineStarts> Server::take_string_lines(const std::string& text) {
   if (!string_lines_) return std::nullopt;
@@ -128,164 +102,6 @@ std::optional<LineStarts> Server::take_string_lines(const std::string& text) {
     if (plausible) return std::move(found.starts);
   }
   return std::nullopt;
-}
-
-void Server::schedule_analysis(const DocumentSnapshot& doc) {
-  AnalysisSlot& slot = analyses_[doc->uri];
-  if (slot.cancel) slot.cancel->store(true);
-  // Requests waiting for an older version will never get it.
-  for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
-  slot.waiting.clear();
-  slot.version = doc->version;
-  slot.serial = ++analysis_serial_;
-  slot.ready.reset();
-  slot.cancel = std::make_shared<std::atomic<bool>>(false);
-
-  // One analysis of a document at a time. A version that arrives while one
-  // runs waits for it (the running one, cancelled, stops at its next check)
-  // and then the latest is analysed: a burst of keystrokes queues no
-  // analysis that holds its own copy of a large text, and a large log's
-  // first, whole read (which runs to its end: its segments serve every later
-  // version) is never started twice.
-  if (slot.running) {
-    slot.rerun = true;
-    return;
-  }
-  start_analysis(slot, doc);
-}
-
-void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc) {
-  LogBase base = log_base(slot, doc);
-  const bool whole = doc->kind == DocumentKind::log && doc->text.size() >= kSegmentedLogBytes && !base.log;
-  slot.running = slot.serial;
-  auto cancel = slot.cancel;
-  Settings settings = settings_;
-  PositionEncoding encoding = client_.encoding;
-  // Large documents report progress, on a token the client created for us;
-  // reports start only once the client has acknowledged the token.
-  struct Progress {
-    std::string token;
-    bool begun = false;
-    bool ended = false;  // the analysis finished: a late acknowledgement starts nothing
-  };
-  std::shared_ptr<Progress> progress_state;
-  // An update of a segmented log reads a few megabytes: no progress for it.
-  if (client_.work_done_progress && doc->text.size() >= settings.progress_threshold_bytes && !base.log) {
-    progress_state = std::make_shared<Progress>();
-    progress_state->token = fmt::format("oomlens-analysis-{}", ++progress_tokens_);
-    send_request("window/workDoneProgress/create", {{"token", progress_state->token}},
-                 [this, progress_state](const Response& r) {
-                   if (r.error || progress_state->ended) return;
-                   progress_state->begun = true;
-                   notify("$/progress", {{"token", progress_state->token},
-                                         {"value", {{"kind", "begin"}, {"title", "oomlens: analysing log"},
-                                                    {"percentage", 0}, {"cancellable", false}}}});
-                 });
-  }
-  auto progress = [this, progress_state](double fraction) {
-    if (!progress_state) return;
-    io_.run_on_protocol([this, progress_state, fraction] {
-      if (!progress_state->begun || progress_state->ended) return;
-      notify("$/progress", {{"token", progress_state->token},
-                            {"value", {{"kind", "report"}, {"percentage", static_cast<int>(fraction * 100)}}}});
-    });
-  };
-  // A file of a job is read with the others (job_analysis.hpp), the open
-  // ones as the editor holds them, taken now on this thread.
-  auto job_documents = open_job_documents(*doc, documents_);
-  io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
-                         base = std::move(base), opening = slot.opening, whole, serial = slot.serial,
-                         job_documents = std::move(job_documents)] {
-    static const std::atomic<bool> never{false};
-    const std::atomic<bool>& stop = whole ? never : *cancel;
-    auto analysis = analyze_job_document(doc, job_documents, settings, encoding, stop, progress);
-    if (!analysis) analysis = analyze_document(doc, settings, encoding, stop, progress, previous, base);
-    io_.run_on_protocol([this, analysis, progress_state, cancel, opening, serial] {
-      if (progress_state) {
-        if (progress_state->begun) notify("$/progress", {{"token", progress_state->token}, {"value", {{"kind", "end"}}}});
-        progress_state->ended = true;  // no report may follow the end
-      }
-      // Even a superseded analysis leaves its version's segments for the next.
-      keep_segmented(*analysis, opening);
-      // The next version, if one came meanwhile (not after a close and a
-      // new open: that slot runs its own).
-      if (auto it = analyses_.find(analysis->doc->uri); it != analyses_.end() && it->second.running == serial) {
-        it->second.running = 0;
-        if (std::exchange(it->second.rerun, false))
-          if (auto current = documents_.get(analysis->doc->uri)) start_analysis(it->second, current);
-      }
-      // Superseded, closed or shut down after its last cancellation check:
-      // drop it. The version check in on_analysis_done is not enough, since a
-      // settings change re-analyses the same version and the old-settings
-      // result could otherwise be taken for the new one.
-      if (cancel->load()) return;
-      on_analysis_done(analysis);
-    });
-  });
-}
-
-LogBase Server::log_base(const AnalysisSlot& slot, const DocumentSnapshot& doc) const {
-  if (doc->kind != DocumentKind::log || !slot.segmented || slot.segmented_version > doc->version) return {};
-  LogBase base{slot.segmented, std::nullopt};
-  for (const auto& [version, edit] : slot.edits) {
-    if (version <= slot.segmented_version || version > doc->version) continue;
-    base.edit = base.edit ? analyzer::compose(*base.edit, edit) : edit;
-  }
-  // Changed but no edit recorded for it: the text cannot be matched up.
-  if (!base.edit && slot.segmented_version != doc->version) return {};
-  return base;
-}
-
-void Server::keep_segmented(const DocumentAnalysis& analysis, std::uint64_t opening) {
-  auto it = analyses_.find(analysis.doc->uri);
-  if (!analysis.segmented || it == analyses_.end()) return;
-  AnalysisSlot& slot = it->second;
-  if (slot.opening != opening || analysis.segmented->incomplete()) return;
-  if (slot.segmented && slot.segmented_version >= analysis.doc->version) return;
-  slot.segmented = analysis.segmented;
-  slot.segmented_version = analysis.doc->version;
-  std::erase_if(slot.edits, [&](const auto& e) { return e.first <= slot.segmented_version; });
-}
-
-void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) {
-  auto it = analyses_.find(analysis->doc->uri);
-  // Superseded or closed while it ran: drop it.
-  if (analysis->cancelled || it == analyses_.end() || it->second.version != analysis->doc->version) return;
-  AnalysisSlot& slot = it->second;
-  slot.ready = analysis;
-  // Kept for the next version's incremental parse; a log's analysis is not
-  // kept (it would hold a second copy of a large text while the next runs).
-  slot.last = analysis->script ? analysis : nullptr;
-  log_job_messages(slot, *analysis);
-  if (!client_.pull_diagnostics) publish(*analysis);
-  auto waiting = std::move(slot.waiting);
-  slot.waiting.clear();
-  for (auto& [p, then] : waiting) {
-    if (p->answered) continue;
-    try {
-      then(*analysis);
-    } catch (const std::exception& e) {
-      reply_error(p, InternalError, e.what());
-    }
-  }
-}
-
-void Server::with_analysis(const PendingPtr& p, const std::string& uri, std::function<void(const DocumentAnalysis&)> then) {
-  auto it = analyses_.find(uri);
-  if (it == analyses_.end()) {
-    reply_error(p, InvalidParams, fmt::format("document not open: {}", uri));
-    return;
-  }
-  if (it->second.ready) {
-    then(*it->second.ready);
-    return;
-  }
-  it->second.waiting.emplace_back(p, std::move(then));
-}
-
-void Server::publish(const DocumentAnalysis& analysis) {
-  notify("textDocument/publishDiagnostics",
-         {{"uri", analysis.doc->uri}, {"version", analysis.doc->version}, {"diagnostics", analysis.diagnostics}});
 }
 
 }  // namespace oomlens::lsp

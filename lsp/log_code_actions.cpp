@@ -7,23 +7,21 @@
 #include "analyzer/alloc_conf.hpp"
 #include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
+#include "lsp/log_features.hpp"
 #include "lsp/source_features.hpp"
-#include "lsp/document_analysis.hpp"
 
 namespace oomlens::lsp {
 namespace {
-
-using nlohmann::json;
 
 struct ActionSpec {
   std::string title;
   std::string kind;
   bool preferred = false;
-  json command;
+  Command command;
 };
 
-json command(std::string title, const char* name, json arguments) {
-  return {{"title", std::move(title)}, {"command", name}, {"arguments", std::move(arguments)}};
+Command command(std::string title, const char* name, CommandArgument argument) {
+  return {std::move(title), name, {std::move(argument)}};
 }
 
 std::string script_name(const analyzer::Incident& inc) {
@@ -43,31 +41,34 @@ std::vector<ActionSpec> incident_actions(const rules::IncidentDiagnosis& item) {
       std::string title = fmt::format("Set {}={} for {}", f.env_name, f.env_value, script);
       specs.push_back({title, "quickfix", f.safety == rules::FixSafety::safe,
                        command(title, kShowFix,
-                               json::array({{{"kind", "env"}, {"name", f.env_name}, {"value", f.env_value},
-                                             {"script", script_path}, {"safety", rules::to_string(f.safety)},
-                                             {"detail", f.detail}}}))});
+                               FixRequest{.kind = "env",
+                                          .name = f.env_name,
+                                          .value = f.env_value,
+                                          .script = script_path,
+                                          .safety = std::string(rules::to_string(f.safety)),
+                                          .detail = f.detail})});
     } else if (f.kind == rules::FixKind::command) {
       std::string title = fmt::format("Run: {}", f.command);
-      specs.push_back({title, "quickfix", false, command(title, kRunVerification, json::array({f.command}))});
+      specs.push_back({title, "quickfix", false, command(title, kRunVerification, f.command)});
     } else if (f.title.starts_with("Record a memory snapshot")) {
       std::string title = fmt::format("Record a memory snapshot in {}", script);
       specs.push_back({title, "quickfix", false,
                        command(title, kShowFix,
-                               json::array({{{"kind", "snapshot"}, {"script", script_path}, {"detail", f.detail}}}))});
+                               FixRequest{.kind = "snapshot", .script = script_path, .detail = f.detail})});
     }
   }
   if (!d.verify.empty()) {
     specs.push_back({"Run the verification command", "quickfix", false,
-                     command("Run the verification command", kRunVerification, json::array({d.verify}))});
+                     command("Run the verification command", kRunVerification, d.verify)});
     specs.push_back({"Copy the verification command", "quickfix", false,
-                     command("Copy the verification command", kCopyVerification, json::array({d.verify}))});
+                     command("Copy the verification command", kCopyVerification, d.verify)});
   }
   return specs;
 }
 
 std::vector<ActionSpec> finding_actions(const rules::FindingDiagnosis& item) {
   std::string title = fmt::format("Explain {} {}", item.diagnosis.code, item.diagnosis.name);
-  return {{title, "quickfix", false, command(title, kExplain, json::array({item.diagnosis.code}))}};
+  return {{title, "quickfix", false, command(title, kExplain, item.diagnosis.code)}};
 }
 
 // "incident:3" / "finding:0" -> its actions; empty for a stale reference.
@@ -103,8 +104,9 @@ const rules::IncidentDiagnosis* incident_of(const DocumentAnalysis& a, const std
 // open version of the script or on the file. Appended after the command
 // actions, whose indices resolve relies on. Nothing when the script is not a
 // file here or needs no change.
-void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnosis& item, const json* diagnostic,
-                         const ClientCapabilities& client, const OpenDocuments& open, json& actions) {
+void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnosis& item, const Diagnostic* diagnostic,
+                         const ClientCapabilities& client, const OpenDocuments& open,
+                         std::vector<CodeActionItem>& actions) {
   const auto& inc = item.incident;
   if (!inc.entry || !inc.entry->file.starts_with('/')) return;
   const std::string& path = inc.entry->file;
@@ -119,34 +121,37 @@ void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnos
                      : analyze_file_for_fixes(*uri, path, client, settings, error);
   if (!script) return;  // not readable here (a log from another machine): no edits to offer
   for (const auto& f : item.diagnosis.fixes) {
-    json fix;
+    FixRequest fix;
     if (f.kind == rules::FixKind::env && analyzer::is_alloc_conf_variable(f.env_name)) {
-      fix = {{"kind", "env"}, {"name", f.env_name}, {"value", f.env_value}};
+      fix = {.kind = "env", .name = f.env_name, .value = f.env_value};
     } else if (f.title.starts_with("Record a memory snapshot")) {
-      fix = {{"kind", "snapshot"}};
-      if (inc.location && inc.location->file == path && inc.location->line > 0) fix["line"] = inc.location->line;
+      fix = {.kind = "snapshot"};
+      if (inc.location && inc.location->file == path && inc.location->line > 0)
+        fix.line = static_cast<std::uint32_t>(inc.location->line);
     } else {
       continue;
     }
-    json result = script_fix(*script, fix, client, held != nullptr);
-    if (result["edit"].is_null()) continue;
-    json action = {{"title", fmt::format("{}: {}", script_name(inc), result["title"].get<std::string>())},
-                   {"kind", "quickfix"},
-                   {"edit", std::move(result["edit"])}};
-    if (diagnostic) action["diagnostics"] = json::array({*diagnostic});
+    ScriptFix result = script_fix(*script, fix, client, held != nullptr);
+    if (!result.edit) continue;
+    CodeAction action;
+    action.title = fmt::format("{}: {}", script_name(inc), result.title.value_or(""));
+    action.kind = "quickfix";
+    action.edit = std::move(result.edit);
+    action.diagnostics = about(diagnostic);
     actions.push_back(std::move(action));
   }
 }
 
 }  // namespace
 
-json code_actions(const DocumentAnalysis& a, const json& params, const ClientCapabilities& client,
-                  const OpenDocuments& open) {
-  json only = requested_kinds(params);
-  json actions = json::array();
+std::vector<CodeActionItem> log_code_actions(const DocumentAnalysis& a, const CodeActionParams& params,
+                                             const ActionContext& context) {
+  const ClientCapabilities& client = context.client;
+  const Kinds& only = params.only;
+  std::vector<CodeActionItem> actions;
   for (const auto& ref : refs_in_request(a, params)) {
     auto specs = actions_for(a, ref);
-    const json* diagnostic = diagnostic_for(a, ref);
+    const Diagnostic* diagnostic = diagnostic_for(a, ref);
     for (std::size_t k = 0; k < specs.size(); ++k) {
       auto& spec = specs[k];
       if (!kind_allowed(spec.kind, only)) continue;
@@ -154,44 +159,40 @@ json code_actions(const DocumentAnalysis& a, const json& params, const ClientCap
         actions.push_back(std::move(spec.command));
         continue;
       }
-      json action = {{"title", spec.title}, {"kind", spec.kind}, {"command", std::move(spec.command)}};
-      if (diagnostic) action["diagnostics"] = json::array({*diagnostic});
-      if (spec.preferred) action["isPreferred"] = true;
-      action["data"] = {{"uri", a.doc->uri}, {"version", a.doc->version}, {"ref", ref}, {"index", k}};
+      CodeAction action;
+      action.title = spec.title;
+      action.kind = spec.kind;
+      action.diagnostics = about(diagnostic);
+      action.preferred = spec.preferred;
+      action.data = CodeActionData{a.doc->uri, a.doc->version, ref, k};
       // Clients that resolve lazily get the command on codeAction/resolve.
-      if (client.resolve_command) action.erase("command");
+      if (!client.resolve_command) action.command = std::move(spec.command);
       actions.push_back(std::move(action));
     }
     if (client.code_action_literals && kind_allowed("quickfix", only))
-      if (const auto* item = incident_of(a, ref)) script_edit_actions(a, *item, diagnostic, client, open, actions);
+      if (const auto* item = incident_of(a, ref))
+        script_edit_actions(a, *item, diagnostic, client, context.open, actions);
   }
   const std::string explain_kind = "source.oomlens.explain";
   if (client.code_action_literals && kind_allowed(explain_kind, only) &&
       (!a.report.incidents.empty() || !a.report.findings.empty()) &&
-      (only.is_array() && !only.empty())) {
+      (only && !only->empty())) {
     // Source actions only when asked for: they are document-wide, not tied to
     // a cursor, and would clutter every quick-fix menu.
-    actions.push_back({{"title", "Explain every out-of-memory failure in this log"},
-                       {"kind", explain_kind},
-                       {"command", command("Explain every out-of-memory failure in this log", kExplainDocument,
-                                           json::array({a.doc->uri}))}});
+    CodeAction action;
+    action.title = "Explain every out-of-memory failure in this log";
+    action.kind = explain_kind;
+    action.command = command(action.title, kExplainDocument, a.doc->uri);
+    actions.push_back(std::move(action));
   }
   return actions;
 }
 
-json resolve_code_action(const DocumentAnalysis& a, const json& action) {
-  if (!action.is_object() || !action.contains("data") || !action["data"].is_object()) return nullptr;
-  const json& data = action["data"];
-  if (data.value("version", json()) != json(a.doc->version) || !data.contains("ref") || !data["ref"].is_string() ||
-      !data.contains("index") || !data["index"].is_number_unsigned())
-    return nullptr;
-  auto specs = actions_for(a, data["ref"].get<std::string>());
-  std::size_t k = data["index"].get<std::size_t>();
-  if (k >= specs.size()) return nullptr;
-  json resolved = action;
-  // Resolve fills what was left out and changes nothing already set.
-  if (!resolved.contains("command")) resolved["command"] = specs[k].command;
-  return resolved;
+std::optional<ResolvedParts> resolve_log_code_action(const DocumentAnalysis& a, const CodeActionResolveParams& action) {
+  if (action.version != a.doc->version || !action.ref || !action.index) return std::nullopt;
+  auto specs = actions_for(a, *action.ref);
+  if (*action.index >= specs.size()) return std::nullopt;
+  return ResolvedParts{std::move(specs[*action.index].command), std::nullopt};
 }
 
 }  // namespace oomlens::lsp

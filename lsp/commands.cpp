@@ -1,0 +1,139 @@
+// workspace/executeCommand: the oomlens.* commands. Diagnosing a selection and
+// reading a snapshot run off the protocol thread; the rest answer at once or
+// once the document's analysis is ready.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "lsp/local_files.hpp"
+#include "lsp/log_features.hpp"
+#include "lsp/markdown.hpp"
+#include "lsp/server.hpp"
+#include "lsp/snapshot_command.hpp"
+#include "lsp/source_features.hpp"
+#include "report/json_report.hpp"
+#include "rules/rule.hpp"
+
+namespace oomlens::lsp {
+
+namespace {
+
+// What oomlens.showFix says of a fix: the setting to make, or the fix's own words.
+std::string show_fix_message(const FixRequest& fix) {
+  if (fix.kind != "env") return fix.detail.value_or("");
+  std::string name = fix.name.value_or(""), value = fix.value.value_or(""), script = fix.script.value_or("");
+  return fmt::format("Set {}={} in the environment before torch starts{}", name, value,
+                     script.empty() ? "." : fmt::format(", e.g. {}='{}' python {}", name, value, script));
+}
+
+// The command's first argument as text (a string, or {"text": ...}).
+TextArgument text_of(nlohmann::json& args, std::string_view command, const char* what) {
+  auto text = text_argument(args);
+  if (!text) throw ParamsError(fmt::format("{} expects {}", command, what));
+  return std::move(*text);
+}
+
+}  // namespace
+
+void Server::execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply) {
+  using Handler = void (Server::*)(nlohmann::json&, const CommandReply&);
+  static const std::map<std::string, Handler, std::less<>> commands = {
+      {kDiagnoseText, &Server::diagnose_text},       {kAnalyzeSnapshot, &Server::analyze_snapshot},
+      {kFixScript, &Server::fix_script},             {kExplain, &Server::explain},
+      {kExplainDocument, &Server::explain_document}, {kCopyVerification, &Server::copy_verification},
+      {kRunVerification, &Server::run_verification}, {kShowFix, &Server::show_fix},
+  };
+  auto it = commands.find(params.command);
+  if (it == commands.end()) throw ParamsError(fmt::format("unknown command '{}'", params.command));
+  (this->*(it->second))(params.arguments, reply);
+}
+
+void Server::diagnose_text(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  // Any text: a selected traceback, a terminal's output. Runs in the
+  // background so a large selection cannot stall the server.
+  TextArgument text = text_of(args, kDiagnoseText, "the text to diagnose");
+  std::string label = text.source.value_or("selection");
+  io_.run_in_background([this, reply, text = std::move(text.text), label, settings = settings_] {
+    auto report = analyze_text_report(text, settings, *reply.request()->cancelled);
+    CommandResult result{.report = report::report_json({{label, report}}, {.breakdown = true}), .markdown = report_markdown(report)};
+    io_.run_on_protocol([reply, result = std::move(result)] {
+      if (reply.cancelled()) return;  // answered already with -32800
+      reply(nlohmann::json(result));
+    });
+  });
+}
+
+void Server::analyze_snapshot(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  // A snapshot can be hundreds of MiB: read and analysed in the background.
+  io_.run_in_background([this, reply, path = snapshot_argument_path(args)] {
+    SnapshotCommandOutcome outcome = run_snapshot_command(path, *reply.request()->cancelled);
+    io_.run_on_protocol([reply, outcome = std::move(outcome)] {
+      if (reply.cancelled() || outcome.cancelled) return;  // answered already with -32800
+      if (outcome.error_code) reply.error(outcome.error_code, outcome.error);
+      else reply(nlohmann::json(outcome.result));
+    });
+  });
+}
+
+void Server::fix_script(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  auto arg = fix_script_argument(args);
+  if (!arg) throw ParamsError("oomlens.fixScript expects [{\"uri\": \"file:///.../train.py\", \"fix\": {\"kind\": ...}}]");
+  auto fix = fix_request(arg->fix);
+  if (!fix || fix->kind.empty())
+    throw ParamsError("oomlens.fixScript expects {\"uri\", \"fix\": {\"kind\": \"env\"|\"snapshot\"|\"empty_cache\"|\"fixAll\", ...}}");
+  if (documents_.get(arg->uri)) {
+    // Open in the client: the edit is made on, and names, the version it holds.
+    with_analysis(reply.request(), arg->uri, [this, reply, fix = std::move(*fix)](const DocumentAnalysis& a) {
+      reply(nlohmann::json(script_fix(a, fix, client_, true)));
+    });
+    return;
+  }
+  // Not open: read from disk; the edit names no version.
+  auto path = path_from_file_uri(arg->uri);
+  if (!path) throw ParamsError(fmt::format("oomlens.fixScript: '{}' is not a local file URI", arg->uri));
+  std::string error;
+  auto a = analyze_file_for_fixes(arg->uri, *path, client_, settings_, error);
+  if (!a) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
+  reply(nlohmann::json(script_fix(*a, *fix, client_, false)));
+}
+
+void Server::explain(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  std::string code = text_of(args, kExplain, "a rule code").text;
+  auto doc = rules::rule_doc(code);
+  if (!doc) throw ParamsError(fmt::format("no rule named '{}'", code));
+  reply(nlohmann::json(CommandResult{.markdown = std::string(*doc)}));
+}
+
+void Server::explain_document(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  std::string uri = text_of(args, kExplainDocument, "a document URI").text;
+  with_analysis(reply.request(), uri, [reply](const DocumentAnalysis& a) {
+    reply(nlohmann::json(CommandResult{.markdown = report_markdown(a.report)}));
+  });
+}
+
+void Server::copy_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  pass_verification(args, reply, false);
+}
+
+void Server::run_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  pass_verification(args, reply, true);
+}
+
+void Server::pass_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply, bool run) {
+  // The server never runs commands itself: an editor integration copies or
+  // runs it in a terminal the user sees; other clients show it.
+  std::string command = text_of(args, run ? kRunVerification : kCopyVerification, "a command line").text;
+  notify("window/showMessage",
+         MessageParams{3, fmt::format("{} this command in a terminal: {}", run ? "Run" : "Copy", command)});
+  reply(nlohmann::json(CommandResult{.command = command}));
+}
+
+void Server::show_fix(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  auto fix = args.empty() ? std::nullopt : fix_request(args[0]);
+  if (!fix) throw ParamsError("oomlens.showFix expects a fix object");
+  std::string text = show_fix_message(*fix);
+  notify("window/showMessage", MessageParams{3, text});
+  reply(nlohmann::json(CommandResult{.message = text}));
+}
+
+}  // namespace oomlens::lsp

@@ -1,0 +1,339 @@
+#include "lsp/protocol.hpp"
+
+#include <fmt/format.h>
+
+namespace oomlens::lsp {
+
+using nlohmann::json;
+using vt = json::value_t;
+
+// ---- Reading ---------------------------------------------------------------------
+
+const json& member(const json& object, const char* key, vt type) {
+  if (!object.is_object()) throw ParamsError(fmt::format("expected an object with '{}'", key));
+  auto it = object.find(key);
+  if (it == object.end()) throw ParamsError(fmt::format("missing '{}'", key));
+  bool ok = it->type() == type || (type == vt::number_integer && it->is_number_integer()) ||
+            (type == vt::number_unsigned && it->is_number_unsigned());
+  if (!ok) throw ParamsError(fmt::format("'{}' has the wrong type", key));
+  return *it;
+}
+
+namespace {
+
+json& member_ref(json& object, const char* key, vt type) {
+  return const_cast<json&>(member(static_cast<const json&>(object), key, type));
+}
+
+// A member that may be absent or of another type: nothing then.
+const json* optional_member(const json& object, const char* key, vt type) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  if (it == object.end()) return nullptr;
+  bool ok = it->type() == type || (type == vt::number_integer && it->is_number_integer());
+  return ok ? &*it : nullptr;
+}
+
+TextDocumentIdentifier text_document(const json& params) {
+  const json& doc = member(params, "textDocument", vt::object);
+  return {member(doc, "uri", vt::string).get<std::string>()};
+}
+
+// Positions a client sends are read leniently where a malformed one means
+// "nothing there" rather than an error.
+std::optional<Position> position_of(const json& j) {
+  auto line = optional_member(j, "line", vt::number_unsigned);
+  auto character = optional_member(j, "character", vt::number_unsigned);
+  if (!line || !character || !line->is_number_unsigned() || !character->is_number_unsigned()) return std::nullopt;
+  return Position{line->get<std::uint32_t>(), character->get<std::uint32_t>()};
+}
+
+std::optional<Range> range_of(const json& j) {
+  try {
+    return Range{{j.at("start").at("line").get<std::uint32_t>(), j.at("start").at("character").get<std::uint32_t>()},
+                 {j.at("end").at("line").get<std::uint32_t>(), j.at("end").at("character").get<std::uint32_t>()}};
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<json> settings_section(const json& value) {
+  if (value.is_object() && value.contains("oomlens")) return value["oomlens"];
+  return value;
+}
+
+void read(json& j, InitializeParams& out) {
+  if (!j.is_object()) throw ParamsError("initialize expects an object");
+  out.capabilities = read_client_capabilities(j);
+  if (j.contains("initializationOptions")) out.settings = settings_section(j["initializationOptions"]);
+}
+
+void read(json&, NoParams&) {}
+
+void read(json& j, CancelParams& out) {
+  if (j.is_object() && j.contains("id")) out.id = j["id"];
+}
+
+void read(json& j, DidChangeConfigurationParams& out) {
+  if (const json* s = optional_member(j, "settings", vt::object)) out.settings = settings_section(*s);
+}
+
+void read(json& j, DidOpenParams& out) {
+  json& doc = member_ref(j, "textDocument", vt::object);
+  out.uri = member(doc, "uri", vt::string).get<std::string>();
+  out.language_id = member(doc, "languageId", vt::string).get<std::string>();
+  out.version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+  out.text = std::move(member_ref(doc, "text", vt::string).get_ref<std::string&>());
+}
+
+void read(json& j, DidChangeParams& out) {
+  const json& doc = member(j, "textDocument", vt::object);
+  out.uri = member(doc, "uri", vt::string).get<std::string>();
+  out.version = member(doc, "version", vt::number_integer).get<std::int64_t>();
+  for (auto& c : member_ref(j, "contentChanges", vt::array)) {
+    ContentChange change;
+    change.text = std::move(member_ref(c, "text", vt::string).get_ref<std::string&>());
+    if (c.contains("range")) {
+      change.range = range_of(c["range"]);
+      if (!change.range) throw ParamsError("a content change has a malformed range");
+    }
+    out.changes.push_back(std::move(change));
+  }
+}
+
+void read(json& j, DidCloseParams& out) { out.text_document = text_document(j); }
+
+void read(json& j, DocumentDiagnosticParams& out) {
+  out.text_document = text_document(j);
+  if (const json* previous = optional_member(j, "previousResultId", vt::string))
+    out.previous_result_id = previous->get<std::string>();
+}
+
+void read(json& j, HoverParams& out) {
+  out.text_document = text_document(j);
+  out.position = position_of(member(j, "position", vt::object));
+}
+
+void read(json& j, CodeActionParams& out) {
+  out.text_document = text_document(j);
+  out.range = range_of(member(j, "range", vt::object));
+  const json* context = optional_member(j, "context", vt::object);
+  if (!context) return;
+  if (const json* diagnostics = optional_member(*context, "diagnostics", vt::array))
+    for (const auto& d : *diagnostics) {
+      const json* data = optional_member(d, "data", vt::object);
+      const json* ref = data ? optional_member(*data, "oomlens", vt::string) : nullptr;
+      const json* version = data ? optional_member(*data, "version", vt::number_integer) : nullptr;
+      if (ref && version) out.diagnostics.push_back({ref->get<std::string>(), version->get<std::int64_t>()});
+    }
+  if (const json* only = optional_member(*context, "only", vt::array)) {
+    out.only.emplace();
+    for (const auto& kind : *only) out.only->push_back(kind.is_string() ? kind.get<std::string>() : std::string());
+  }
+}
+
+void read(json& j, CodeActionResolveParams& out) {
+  const json* data = optional_member(j, "data", vt::object);
+  const json* uri = data ? optional_member(*data, "uri", vt::string) : nullptr;
+  if (!uri) throw ParamsError("codeAction/resolve expects an action this server made (with its data)");
+  out.uri = uri->get<std::string>();
+  if (const json* version = optional_member(*data, "version", vt::number_integer)) out.version = version->get<std::int64_t>();
+  if (const json* ref = optional_member(*data, "ref", vt::string)) out.ref = ref->get<std::string>();
+  if (const json* index = optional_member(*data, "index", vt::number_unsigned); index && index->is_number_unsigned())
+    out.index = index->get<std::size_t>();
+  out.action = std::move(j);
+}
+
+void read(json& j, ExecuteCommandParams& out) {
+  out.command = member(j, "command", vt::string).get<std::string>();
+  if (j.contains("arguments") && j["arguments"].is_array()) out.arguments = std::move(j["arguments"]);
+}
+
+std::optional<TextArgument> text_argument(json& arguments) {
+  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
+  json& first = arguments[0];
+  if (first.is_string()) return TextArgument{std::move(first.get_ref<std::string&>()), std::nullopt};
+  if (!first.is_object() || !first.contains("text") || !first["text"].is_string()) return std::nullopt;
+  TextArgument out{std::move(first["text"].get_ref<std::string&>()), std::nullopt};
+  if (const json* source = optional_member(first, "source", vt::string)) out.source = source->get<std::string>();
+  return out;
+}
+
+std::optional<FixScriptArgument> fix_script_argument(json& arguments) {
+  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
+  json& first = arguments[0];
+  const json* uri = optional_member(first, "uri", vt::string);
+  if (!uri || !optional_member(first, "fix", vt::object)) return std::nullopt;
+  return FixScriptArgument{uri->get<std::string>(), std::move(first["fix"])};
+}
+
+std::optional<FixRequest> fix_request(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  const json* kind = optional_member(j, "kind", vt::string);
+  FixRequest fix{kind ? kind->get<std::string>() : std::string()};
+  auto text = [&j](const char* key) -> std::optional<std::string> {
+    const json* v = optional_member(j, key, vt::string);
+    return v ? std::optional(v->get<std::string>()) : std::nullopt;
+  };
+  fix.name = text("name");
+  fix.value = text("value");
+  fix.script = text("script");
+  fix.safety = text("safety");
+  fix.detail = text("detail");
+  if (const json* line = optional_member(j, "line", vt::number_unsigned); line && line->is_number_unsigned())
+    fix.line = line->get<std::uint32_t>();
+  return fix;
+}
+
+// ---- Writing ---------------------------------------------------------------------
+
+void to_json(json& j, const Position& p) { j = {{"line", p.line}, {"character", p.character}}; }
+
+void to_json(json& j, const Range& r) { j = {{"start", r.start}, {"end", r.end}}; }
+
+void to_json(json& j, const Location& l) { j = {{"uri", l.uri}, {"range", l.range}}; }
+
+void to_json(json& j, const DiagnosticData& d) {
+  j = {{"oomlens", d.ref}, {"version", d.version}};
+  if (d.verdict_class) j["class"] = *d.verdict_class;
+  if (!d.fixes.is_null()) j["fixes"] = d.fixes;
+  if (d.verify) j["verify"] = *d.verify;
+  if (d.script) j["script"] = *d.script;
+  if (d.fix_safety) j["fix"] = *d.fix_safety;
+}
+
+void to_json(json& j, const DiagnosticRelatedInformation& r) { j = {{"location", r.location}, {"message", r.message}}; }
+
+void to_json(json& j, const Diagnostic& d) {
+  j = {{"range", d.range}, {"severity", d.severity}, {"source", "oomlens"}, {"message", d.message}, {"data", d.data}};
+  if (d.code) j["code"] = *d.code;
+  if (d.code_href) j["codeDescription"] = {{"href", *d.code_href}};
+  if (d.related_information) j["relatedInformation"] = *d.related_information;
+}
+
+void to_json(json& j, const Command& c) {
+  j = {{"title", c.title}, {"command", c.command}, {"arguments", c.arguments}};
+}
+
+void to_json(json& j, const TextEdit& e) { j = {{"range", e.range}, {"newText", e.new_text}}; }
+
+void to_json(json& j, const WorkspaceEdit& e) {
+  if (e.document_changes) {
+    json changes = json::array();
+    for (const auto& d : e.documents)
+      changes.push_back({{"textDocument", {{"uri", d.uri}, {"version", d.version ? json(*d.version) : json()}}},
+                         {"edits", d.edits}});
+    j = {{"documentChanges", std::move(changes)}};
+    return;
+  }
+  json changes = json::object();
+  for (const auto& d : e.documents) changes[d.uri] = d.edits;
+  j = {{"changes", std::move(changes)}};
+}
+
+void to_json(json& j, const InitializeResult& r) {
+  const ClientCapabilities& client = r.client;
+  json caps = {
+      {"positionEncoding", std::string(to_string(client.encoding))},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"hoverProvider", true},
+      {"executeCommandProvider",
+       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix,
+                      kAnalyzeSnapshot, kFixScript}}}},
+  };
+  if (client.code_action_literals) {
+    caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.fixAll.oomlens", "source.oomlens",
+                                                      "source.oomlens.explain", "source.oomlens.setAllocatorConf",
+                                                      "source.oomlens.recordSnapshot", "source.oomlens.verify"}},
+                                  {"resolveProvider", client.resolve_command || client.resolve_edit}};
+  } else {
+    caps["codeActionProvider"] = true;
+  }
+  if (client.pull_diagnostics)
+    caps["diagnosticProvider"] = {{"identifier", "oomlens"}, {"interFileDependencies", false}, {"workspaceDiagnostics", false}};
+  j = {{"capabilities", std::move(caps)}, {"serverInfo", {{"name", "oomlens"}, {"version", r.version}}}};
+}
+
+void to_json(json& j, const ConfigurationParams& p) { j = {{"items", json::array({{{"section", p.section}}})}}; }
+
+void to_json(json& j, const MessageParams& m) { j = {{"type", m.type}, {"message", m.message}}; }
+
+void to_json(json& j, const WorkDoneProgressCreateParams& p) { j = {{"token", p.token}}; }
+
+void to_json(json& j, const ProgressParams& p) {
+  json value = {{"kind", p.kind}};
+  if (p.title) value["title"] = *p.title;
+  if (p.percentage) value["percentage"] = *p.percentage;
+  if (p.kind == "begin") value["cancellable"] = false;
+  j = {{"token", p.token}, {"value", std::move(value)}};
+}
+
+void to_json(json& j, const DocumentDiagnosticReport& r) {
+  j = {{"kind", r.unchanged ? "unchanged" : "full"}};
+  if (r.result_id) j["resultId"] = *r.result_id;
+  if (!r.unchanged) j["items"] = r.items;
+}
+
+void to_json(json& j, const PublishDiagnosticsParams& p) {
+  j = {{"uri", p.uri}, {"diagnostics", p.diagnostics}};
+  if (p.version) j["version"] = *p.version;
+}
+
+void to_json(json& j, const Hover& h) {
+  j = {{"contents", {{"kind", h.markdown ? "markdown" : "plaintext"}, {"value", h.value}}}};
+}
+
+void to_json(json& j, const CodeActionData& d) {
+  j = {{"uri", d.uri}, {"version", d.version}, {"ref", d.ref}};
+  if (d.index) j["index"] = *d.index;
+}
+
+void to_json(json& j, const CodeAction& a) {
+  j = {{"title", a.title}, {"kind", a.kind}};
+  if (!a.diagnostics.empty()) j["diagnostics"] = a.diagnostics;
+  if (a.preferred) j["isPreferred"] = true;
+  if (a.edit) j["edit"] = *a.edit;
+  if (a.command) j["command"] = *a.command;
+  if (a.data) j["data"] = *a.data;
+}
+
+void to_json(json& j, const CodeActionItem& item) {
+  std::visit([&j](const auto& value) { to_json(j, value); }, item);
+}
+
+void to_json(json& j, const ScriptFix& f) {
+  j = {{"title", f.title ? json(*f.title) : json()}, {"edit", f.edit ? json(*f.edit) : json()}};
+  if (f.safety) j["safety"] = *f.safety;
+  if (f.message) j["message"] = *f.message;
+  if (f.verify) j["verify"] = {{"with", f.verify->first}, {"without", f.verify->second}};
+}
+
+void to_json(json& j, const FixRequest& f) {
+  j = {{"kind", f.kind}};
+  for (auto [key, value] : {std::pair{"name", &f.name}, std::pair{"value", &f.value}, std::pair{"script", &f.script},
+                            std::pair{"safety", &f.safety}, std::pair{"detail", &f.detail}})
+    if (*value) j[key] = **value;
+  if (f.line) j["line"] = *f.line;
+}
+
+void to_json(json& j, const CommandResult& r) {
+  j = json::object();
+  if (r.report) j["json"] = *r.report;
+  for (auto [key, value] : {std::pair{"markdown", &r.markdown}, std::pair{"html", &r.html},
+                            std::pair{"command", &r.command}, std::pair{"message", &r.message}})
+    if (*value) j[key] = **value;
+}
+
+void to_json(json& j, const CommandArgument& argument) {
+  std::visit([&j](const auto& value) { j = value; }, argument);
+}
+
+json resolved_action(json action, const ResolvedParts& parts) {
+  if (parts.command && !action.contains("command")) action["command"] = *parts.command;
+  if (parts.edit && !action.contains("edit")) action["edit"] = *parts.edit;
+  return action;
+}
+
+}  // namespace oomlens::lsp

@@ -1,0 +1,365 @@
+// The LSP types the server reads and writes, and their JSON, in one place (as
+// clangd's Protocol.h). Handlers and features work on these structs and never
+// pick JSON apart or build it by hand. A request's malformed field is the
+// client's error: reading throws ParamsError (answered -32602) naming it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lsp/capabilities.hpp"
+#include "lsp/positions.hpp"
+
+namespace oomlens::lsp {
+
+struct ParamsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- Shared pieces -------------------------------------------------------
+
+struct TextDocumentIdentifier {
+  std::string uri = {};
+};
+
+struct Location {
+  std::string uri = {};
+  Range range = {};
+};
+
+// What a diagnostic of ours carries in `data` (ruff's way): which diagnosis
+// it is ("incident:0", "source:2", "syntax") and of which version, so that
+// a code action needs no second analysis; for a log, its fixes as well.
+struct DiagnosticData {
+  std::string ref = {};
+  std::int64_t version = 0;
+  std::optional<std::string> verdict_class = {};  // "class": an incident's verdict
+  nlohmann::json fixes = {};                       // an incident's fixes (report/json_report's form), or null
+  std::optional<std::string> verify = {};          // an incident's verification command
+  std::optional<std::string> script = {};          // the script its traceback starts in
+  std::optional<std::string> fix_safety = {};      // "fix": a source diagnostic's fix safety
+};
+
+struct DiagnosticRelatedInformation {
+  Location location = {};
+  std::string message = {};
+};
+
+struct Diagnostic {
+  Range range = {};
+  int severity = 1;
+  std::optional<std::string> code = {};
+  std::optional<std::string> code_href = {};  // codeDescription.href: the rule's page
+  std::string message = {};
+  // Absent and empty differ on the wire: a repeated finding always says
+  // where its repeats are, even when none could be located.
+  std::optional<std::vector<DiagnosticRelatedInformation>> related_information = {};
+  DiagnosticData data = {};
+};
+
+
+
+struct TextEdit {
+  Range range = {};
+  std::string new_text = {};
+};
+
+struct TextDocumentEdit {
+  std::string uri = {};
+  std::optional<std::int64_t> version = {};  // null: a file read from disk, not one the client holds
+  std::vector<TextEdit> edits = {};
+};
+
+struct WorkspaceEdit {
+  std::vector<TextDocumentEdit> documents = {};
+  // Versioned documentChanges (the client then refuses an edit of a document
+  // that moved on) when it takes them, else the plain `changes` map.
+  bool document_changes = false;
+};
+
+// ---- Lifecycle -------------------------------------------------------------
+
+struct InitializeParams {
+  ClientCapabilities capabilities = {};
+  // initializationOptions (its "oomlens" section when it has one).
+  std::optional<nlohmann::json> settings = {};
+};
+
+struct InitializeResult {
+  ClientCapabilities client = {};  // the server's capabilities follow from the client's
+  std::string version = {};
+};
+
+struct NoParams {};
+
+struct CancelParams {
+  std::optional<nlohmann::json> id = {};  // a request id: number or string
+};
+
+// workspace/didChangeConfiguration: settings (their "oomlens" section).
+struct DidChangeConfigurationParams {
+  std::optional<nlohmann::json> settings = {};
+};
+
+struct ConfigurationParams {
+  std::string section = {};
+};
+
+// window/logMessage and window/showMessage.
+struct MessageParams {
+  int type = 3;  // 1 error, 2 warning, 3 info
+  std::string message = {};
+};
+
+struct WorkDoneProgressCreateParams {
+  std::string token = {};
+};
+
+// $/progress of a work-done token: begin (title), report, end.
+struct ProgressParams {
+  std::string token = {};
+  std::string kind = {};
+  std::optional<std::string> title = {};
+  std::optional<int> percentage = {};
+};
+
+// ---- Text synchronization ----------------------------------------------------
+
+struct DidOpenParams {
+  std::string uri = {};
+  std::string language_id = {};
+  std::int64_t version = 0;
+  std::string text = {};  // moved out of the message: it can be 100 MiB
+};
+
+struct ContentChange {
+  std::optional<Range> range = {};  // none: the whole text
+  std::string text = {};
+};
+
+struct DidChangeParams {
+  std::string uri = {};
+  std::int64_t version = 0;
+  std::vector<ContentChange> changes = {};
+};
+
+struct DidCloseParams {
+  TextDocumentIdentifier text_document = {};
+};
+
+// ---- Diagnostics -------------------------------------------------------------
+
+struct DocumentDiagnosticParams {
+  TextDocumentIdentifier text_document = {};
+  std::string previous_result_id = {};  // empty when none
+};
+
+struct DocumentDiagnosticReport {
+  bool unchanged = false;
+  std::optional<std::string> result_id = {};
+  std::vector<Diagnostic> items = {};  // a full report's
+};
+
+struct PublishDiagnosticsParams {
+  std::string uri = {};
+  std::optional<std::int64_t> version = {};
+  std::vector<Diagnostic> diagnostics = {};
+};
+
+// ---- Hover -------------------------------------------------------------------
+
+struct HoverParams {
+  TextDocumentIdentifier text_document = {};
+  std::optional<Position> position = {};  // none: not a position (no hover, not an error)
+};
+
+struct Hover {
+  bool markdown = true;  // contents.kind: markdown or plaintext
+  std::string value = {};
+};
+
+// A fix as code actions pass it to oomlens.showFix and oomlens.fixScript:
+// "env" (name, value), "snapshot" (line), "empty_cache", "fixAll"; with what
+// showFix says of it.
+struct FixRequest {
+  std::string kind = {};
+  std::optional<std::string> name = {};
+  std::optional<std::string> value = {};
+  std::optional<std::string> script = {};
+  std::optional<std::string> safety = {};
+  std::optional<std::string> detail = {};
+  std::optional<std::uint32_t> line = {};
+};
+
+// A command's arguments here are text (a command line, a rule code, a URI)
+// or a fix.
+using CommandArgument = std::variant<std::string, FixRequest>;
+
+struct Command {
+  std::string title = {};
+  std::string command = {};
+  std::vector<CommandArgument> arguments = {};
+};
+
+// ---- Code actions ------------------------------------------------------------
+
+// A diagnostic the client sent back: the reference and version in its data.
+struct DiagnosticRef {
+  std::string ref = {};
+  std::int64_t version = 0;
+};
+
+struct CodeActionParams {
+  TextDocumentIdentifier text_document = {};
+  std::optional<Range> range = {};               // none when malformed
+  std::vector<DiagnosticRef> diagnostics = {};   // context.diagnostics of ours, well formed
+  // context.only; an entry that is not a string is kept empty (it admits nothing).
+  std::optional<std::vector<std::string>> only = {};
+};
+
+// How to make an action's left-out part again at resolve time: which
+// diagnosis (or document-wide action) and, for a log, which of its actions.
+struct CodeActionData {
+  std::string uri = {};
+  std::int64_t version = 0;
+  std::string ref = {};
+  std::optional<std::size_t> index = {};
+};
+
+struct CodeAction {
+  std::string title = {};
+  std::string kind = {};
+  std::vector<Diagnostic> diagnostics = {};
+  bool preferred = false;
+  std::optional<WorkspaceEdit> edit = {};
+  std::optional<Command> command = {};
+  std::optional<CodeActionData> data = {};
+};
+
+// CodeAction for clients with literal support, Command for the others.
+using CodeActionItem = std::variant<CodeAction, Command>;
+
+struct CodeActionResolveParams {
+  nlohmann::json action = {};  // as the client sent it: resolve changes nothing already set
+  std::string uri = {};        // data.uri
+  std::optional<std::int64_t> version = {};
+  std::optional<std::string> ref = {};
+  std::optional<std::size_t> index = {};
+};
+
+// What resolve fills in: the parts code actions left out.
+struct ResolvedParts {
+  std::optional<Command> command = {};
+  std::optional<WorkspaceEdit> edit = {};
+};
+
+// ---- Commands ----------------------------------------------------------------
+
+struct ExecuteCommandParams {
+  std::string command = {};
+  nlohmann::json arguments = nlohmann::json::array();  // moved: a selection to diagnose can be large
+};
+
+// oomlens.fixScript: the edit of one fix on a script or configuration file,
+// or why there is none (title and edit null, with a message).
+struct ScriptFix {
+  std::optional<std::string> title = {};
+  std::optional<std::string> safety = {};
+  std::optional<WorkspaceEdit> edit = {};
+  std::optional<std::string> message = {};
+  std::optional<std::pair<std::string, std::string>> verify = {};  // with and without the setting
+};
+
+// The first argument of a command that takes one text: a string, or an
+// object with "text" (and, for oomlens.diagnoseText, "source": its label).
+struct TextArgument {
+  std::string text = {};
+  std::optional<std::string> source = {};
+};
+
+// oomlens.fixScript's argument: the script and the fix to apply to it.
+struct FixScriptArgument {
+  std::string uri = {};
+  nlohmann::json fix = {};  // read with fix_request: a malformed one has its own message
+};
+
+// What the oomlens.* commands answer, each with the fields it has.
+struct CommandResult {
+  std::optional<nlohmann::json> report = {};  // "json": a diagnosis in report/'s JSON contract
+  std::optional<std::string> markdown = {};
+  std::optional<std::string> html = {};
+  std::optional<std::string> command = {};  // a command line to run or copy
+  std::optional<std::string> message = {};
+};
+
+// ---- Reading params ------------------------------------------------------------
+// Each takes the params of its method (moving large strings out of them).
+
+void read(nlohmann::json& j, InitializeParams& out);
+void read(nlohmann::json& j, NoParams& out);
+void read(nlohmann::json& j, CancelParams& out);
+void read(nlohmann::json& j, DidChangeConfigurationParams& out);
+void read(nlohmann::json& j, DidOpenParams& out);
+void read(nlohmann::json& j, DidChangeParams& out);
+void read(nlohmann::json& j, DidCloseParams& out);
+void read(nlohmann::json& j, DocumentDiagnosticParams& out);
+void read(nlohmann::json& j, HoverParams& out);
+void read(nlohmann::json& j, CodeActionParams& out);
+void read(nlohmann::json& j, CodeActionResolveParams& out);
+void read(nlohmann::json& j, ExecuteCommandParams& out);
+std::optional<TextArgument> text_argument(nlohmann::json& arguments);  // moves the text
+std::optional<FixScriptArgument> fix_script_argument(nlohmann::json& arguments);
+// A fix object (its kind empty when it names none); nothing for another value.
+std::optional<FixRequest> fix_request(const nlohmann::json& j);
+
+// A member of an object, required to have the given type: for the arguments
+// of commands, whose shapes are the commands' own.
+const nlohmann::json& member(const nlohmann::json& object, const char* key, nlohmann::json::value_t type);
+
+// A configuration section (workspace/configuration's answer) as settings.
+std::optional<nlohmann::json> settings_section(const nlohmann::json& value);
+
+// ---- Writing results -----------------------------------------------------------
+
+void to_json(nlohmann::json& j, const Position& p);
+void to_json(nlohmann::json& j, const Range& r);
+void to_json(nlohmann::json& j, const Location& l);
+void to_json(nlohmann::json& j, const DiagnosticData& d);
+void to_json(nlohmann::json& j, const DiagnosticRelatedInformation& r);
+void to_json(nlohmann::json& j, const Diagnostic& d);
+void to_json(nlohmann::json& j, const Command& c);
+void to_json(nlohmann::json& j, const TextEdit& e);
+void to_json(nlohmann::json& j, const WorkspaceEdit& e);
+void to_json(nlohmann::json& j, const InitializeResult& r);
+void to_json(nlohmann::json& j, const ConfigurationParams& p);
+void to_json(nlohmann::json& j, const MessageParams& m);
+void to_json(nlohmann::json& j, const WorkDoneProgressCreateParams& p);
+void to_json(nlohmann::json& j, const ProgressParams& p);
+void to_json(nlohmann::json& j, const DocumentDiagnosticReport& r);
+void to_json(nlohmann::json& j, const PublishDiagnosticsParams& p);
+void to_json(nlohmann::json& j, const Hover& h);
+void to_json(nlohmann::json& j, const CodeActionData& d);
+void to_json(nlohmann::json& j, const CodeAction& a);
+void to_json(nlohmann::json& j, const CodeActionItem& item);
+void to_json(nlohmann::json& j, const ScriptFix& f);
+void to_json(nlohmann::json& j, const FixRequest& f);
+void to_json(nlohmann::json& j, const CommandArgument& argument);
+void to_json(nlohmann::json& j, const CommandResult& r);
+
+// An optional result: null when there is none (a hover over nothing).
+template <class T>
+void to_json(nlohmann::json& j, const std::optional<T>& value) {
+  if (value) to_json(j, *value);
+  else j = nullptr;
+}
+
+// The client's action with what resolve filled in, where it was left out.
+nlohmann::json resolved_action(nlohmann::json action, const ResolvedParts& parts);
+
+}  // namespace oomlens::lsp
