@@ -21,8 +21,8 @@ Server::~Server() = default;
 namespace {
 
 // Only a document's text (didOpen, a full didChange) may take the framing's
-// whole limit; anything else this large is skipped as an oversized frame
-// always was, unanswered.
+// whole limit; anything else this large is not handled: a request gets an
+// error naming the limit (its id was read), a notification is dropped.
 constexpr std::size_t kMaxMessageBytes = 64 * 1024 * 1024;
 
 bool may_be_large(const Message& message) {
@@ -38,8 +38,11 @@ void Server::on_message(IncrementalMessage& body) { dispatch(body.finish(), body
 
 void Server::dispatch(Message message, std::size_t body_bytes) {
   if (body_bytes > kMaxMessageBytes && !may_be_large(message)) {
-    io_.log(fmt::format("message of {} bytes skipped: only a document's text may be larger than {} MiB", body_bytes,
-                        kMaxMessageBytes >> 20));
+    std::string why = fmt::format("message of {} bytes not handled: only a document's text may be larger than {} MiB",
+                                  body_bytes, kMaxMessageBytes >> 20);
+    io_.log(why);
+    // The client would otherwise wait for the answer forever.
+    if (auto* r = std::get_if<Request>(&message)) io_.send(make_error(r->id, RequestFailed, why));
     return;
   }
   if (auto* r = std::get_if<Request>(&message)) {

@@ -1218,16 +1218,19 @@ def malformed_absurd_content_length(ctx: Ctx):
 
 
 @case
-def malformed_oversized_message_is_skipped_exactly(ctx: Ctx):
+def malformed_oversized_request_is_answered_with_the_limit(ctx: Ctx):
     s = ctx.started()
     big = encode({"jsonrpc": "2.0", "id": 3000, "method": "workspace/executeCommand",
                   "params": {"command": "oomlens.diagnoseText", "arguments": ["x" * (65 * 1024 * 1024)]}})
-    s.sent_ids.append(3001)
+    s.sent_ids += [3000, 3001]  # each must be answered exactly once
     s.send_raw(frame(big) + raw_request(3001))
     eq(s.wait_response(3001, timeout=20)["error"]["code"], METHOD_NOT_FOUND, "the request after a 65 MiB message")
-    # The oversized request's id was never read (its body was skipped, not
-    # parsed), so it cannot be answered; an error would be fine too.
-    check(all("error" in r for r in s.responses.get("3000", [])), "never a result for a skipped message")
+    # The oversized request was read (it is under the framing's limit) but
+    # not handled: exactly one answer, an error that names the limit.
+    answers = s.responses.get("3000", [])
+    eq(len(answers), 1, "one answer to the oversized request")
+    eq(answers[0]["error"]["code"], -32803, "RequestFailed")
+    check("64 MiB" in answers[0]["error"]["message"], f"the limit is named: {answers[0]['error']['message']}")
 
 
 @case
