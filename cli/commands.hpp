@@ -27,6 +27,7 @@ void add_diagnose(CLI::App& app, Action& action);
 void add_explain(CLI::App& app, Action& action);
 void add_lint(CLI::App& app, Action& action);
 void add_snapshot(CLI::App& app, Action& action);
+void add_verify(CLI::App& app, Action& action);
 
 // Parses `args` (without the program's name) and runs the command they name.
 // `more` adds commands this library cannot hold (the language server).

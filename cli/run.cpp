@@ -62,6 +62,7 @@ int run(const Args& args, const std::vector<AddCommand>& more) {
   add_explain(app, action);
   add_lint(app, action);
   add_snapshot(app, action);
+  add_verify(app, action);
   for (const auto& add : more) add(app, action);
   app.footer(kFooter);  // after the commands: each would inherit it
 

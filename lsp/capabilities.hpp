@@ -48,5 +48,6 @@ inline constexpr const char* kRunVerification = "oomlens.runVerification";
 inline constexpr const char* kShowFix = "oomlens.showFix";
 inline constexpr const char* kFixScript = "oomlens.fixScript";
 inline constexpr const char* kAnalyzeSnapshot = "oomlens.analyzeSnapshot";
+inline constexpr const char* kVerify = "oomlens.verify";
 
 }  // namespace oomlens::lsp

@@ -42,6 +42,7 @@ void Server::execute_command(ExecuteCommandParams params, Reply<nlohmann::json> 
       {kFixScript, &Server::fix_script},             {kExplain, &Server::explain},
       {kExplainDocument, &Server::explain_document}, {kCopyVerification, &Server::copy_verification},
       {kRunVerification, &Server::run_verification}, {kShowFix, &Server::show_fix},
+      {kVerify, &Server::verify},
   };
   auto it = commands.find(params.command);
   if (it == commands.end()) throw ParamsError(fmt::format("unknown command '{}'", params.command));
@@ -126,6 +127,27 @@ void Server::pass_verification(nlohmann::json& args, const Reply<nlohmann::json>
   notify("window/showMessage",
          MessageParams{3, fmt::format("{} this command in a terminal: {}", run ? "Run" : "Copy", command)});
   reply(nlohmann::json(CommandResult{.command = command}));
+}
+
+void Server::verify(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+  // [{"uri": ..., "conf"?: "expandable_segments:True"}]: the `oomlens verify`
+  // command for an open script (the setting given, else the one the server
+  // proposes) or log (its first incident's). Like the verification commands,
+  // it is for the editor to run in a terminal the user sees.
+  if (args.empty() || !args[0].is_object()) throw ParamsError("oomlens.verify expects [{\"uri\": ..., \"conf\"?: ...}]");
+  std::string uri = member(args[0], "uri", nlohmann::json::value_t::string).get<std::string>();
+  std::optional<std::string> conf;
+  if (args[0].contains("conf")) conf = member(args[0], "conf", nlohmann::json::value_t::string).get<std::string>();
+  if (!documents_.get(uri)) throw ParamsError(fmt::format("oomlens.verify: '{}' is not open", uri));
+  with_analysis(reply.request(), uri, [this, reply, conf](const DocumentAnalysis& a) {
+    std::string command = verify_command_for(a, conf);
+    if (command.empty()) {
+      reply.error(InvalidParams, "oomlens.verify: this document has no failure or script to verify");
+      return;
+    }
+    notify("window/showMessage", MessageParams{3, fmt::format("Run this command in a terminal: {}", command)});
+    reply(nlohmann::json(CommandResult{.command = command}));
+  });
 }
 
 void Server::show_fix(nlohmann::json& args, const Reply<nlohmann::json>& reply) {

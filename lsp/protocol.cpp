@@ -240,7 +240,7 @@ void to_json(json& j, const InitializeResult& r) {
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
       {"hoverProvider", true},
       {"executeCommandProvider",
-       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kShowFix,
+       {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kVerify, kShowFix,
                       kAnalyzeSnapshot, kFixScript}}}},
   };
   if (client.code_action_literals) {
@@ -307,7 +307,7 @@ void to_json(json& j, const ScriptFix& f) {
   j = {{"title", f.title ? json(*f.title) : json()}, {"edit", f.edit ? json(*f.edit) : json()}};
   if (f.safety) j["safety"] = *f.safety;
   if (f.message) j["message"] = *f.message;
-  if (f.verify) j["verify"] = {{"with", f.verify->first}, {"without", f.verify->second}};
+  if (f.verify) j["verify"] = *f.verify;
 }
 
 void to_json(json& j, const FixRequest& f) {

@@ -273,7 +273,7 @@ struct ScriptFix {
   std::optional<std::string> safety = {};
   std::optional<WorkspaceEdit> edit = {};
   std::optional<std::string> message = {};
-  std::optional<std::pair<std::string, std::string>> verify = {};  // with and without the setting
+  std::optional<std::string> verify = {};  // the `oomlens verify` A/B command for the setting
 };
 
 // The first argument of a command that takes one text: a string, or an

@@ -115,6 +115,7 @@ class Server {
   void explain_document(nlohmann::json& args, const CommandReply& reply);
   void copy_verification(nlohmann::json& args, const CommandReply& reply);
   void run_verification(nlohmann::json& args, const CommandReply& reply);
+  void verify(nlohmann::json& args, const CommandReply& reply);
   void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
   void show_fix(nlohmann::json& args, const CommandReply& reply);
 

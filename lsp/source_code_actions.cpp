@@ -109,23 +109,21 @@ CodeAction action_of(const DocumentAnalysis& a, Offer& offer, const ClientCapabi
   return action;
 }
 
-// Run-in-terminal actions: the script with the allocator setting, and
-// without it (the baseline to compare with). Only for a file on disk.
+// The run-in-terminal action: `oomlens verify` runs the script without the
+// allocator setting and with it, and compares. Only for a file on disk.
 void add_verify_actions(const DocumentAnalysis& a, std::vector<CodeActionItem>& out) {
   auto path = path_from_file_uri(a.doc->uri);
   if (!path) return;
   std::string name = path->substr(path->find_last_of('/') + 1);
-  auto v = rules::verification_commands(*a.script, *path, "PYTORCH_CUDA_ALLOC_CONF", a.options.fragmentation_option);
-  for (auto [title, line] : {std::pair{fmt::format("Verify: run {} with PYTORCH_CUDA_ALLOC_CONF={}", name,
-                                                   a.options.fragmentation_option),
-                                       v.with_setting},
-                             std::pair{fmt::format("Verify: run {} without it (baseline)", name), v.without_setting}}) {
-    CodeAction action;
-    action.title = title;
-    action.kind = kVerifyKind;
-    action.command = Command{title, kRunVerification, {line}};
-    out.push_back(std::move(action));
-  }
+  std::string line =
+      rules::verification_command(*a.script, *path, "PYTORCH_CUDA_ALLOC_CONF", a.options.fragmentation_option);
+  std::string title =
+      fmt::format("Verify: A/B-test {} with PYTORCH_CUDA_ALLOC_CONF={}", name, a.options.fragmentation_option);
+  CodeAction action;
+  action.title = title;
+  action.kind = kVerifyKind;
+  action.command = Command{title, kRunVerification, {line}};
+  out.push_back(std::move(action));
 }
 
 }  // namespace
@@ -153,6 +151,18 @@ std::vector<CodeActionItem> source_code_actions(const DocumentAnalysis& a, const
   if (explicitly_asked(kVerifyKind, only) && client.code_action_literals && a.script)
     add_verify_actions(a, actions);
   return actions;
+}
+
+std::string verify_command_for(const DocumentAnalysis& a, const std::optional<std::string>& conf) {
+  if (a.script) {
+    auto path = path_from_file_uri(a.doc->uri);
+    if (!path) return {};
+    return rules::verification_command(*a.script, *path, "PYTORCH_CUDA_ALLOC_CONF",
+                                       conf.value_or(a.options.fragmentation_option));
+  }
+  for (const auto& i : a.report.incidents)
+    if (!i.diagnosis.verify.empty()) return i.diagnosis.verify;
+  return {};
 }
 
 std::optional<ResolvedParts> resolve_source_code_action(const DocumentAnalysis& a, const CodeActionResolveParams& action,
@@ -184,8 +194,7 @@ ScriptFix script_fix(const DocumentAnalysis& a, const FixRequest& fix, const Cli
                   .safety = std::string(rules::to_string(action->safety)),
                   .edit = workspace_edit(a, action->edits, client, versioned)};
     if (auto path = path_from_file_uri(a.doc->uri); path && a.script) {
-      auto v = rules::verification_commands(*a.script, *path, name, value);
-      out.verify = std::pair{v.with_setting, v.without_setting};
+      out.verify = rules::verification_command(*a.script, *path, name, value);
     }
     return out;
   } else if (kind == "snapshot") {

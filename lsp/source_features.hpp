@@ -22,10 +22,15 @@ inline constexpr std::size_t kMaxSourceBytes = 16u << 20;
 
 // Quick fixes of the diagnostics in the request, and (when `only` asks for
 // them) the source actions: source.fixAll.oomlens, source.oomlens.setAllocatorConf,
-// source.oomlens.recordSnapshot (scripts), source.oomlens.verify (commands
-// that re-run the script with and without the allocator setting).
+// source.oomlens.recordSnapshot (scripts), source.oomlens.verify (the
+// `oomlens verify` A/B run of the script with and without the allocator setting).
 std::vector<CodeActionItem> source_code_actions(const DocumentAnalysis& analysis, const CodeActionParams& params,
                                                 const ClientCapabilities& client);
+// `oomlens.verify`: the `oomlens verify` command for a script (with `conf`,
+// else the allocator option the server proposes) or a log (its first
+// incident's); empty when the document has neither.
+std::string verify_command_for(const DocumentAnalysis& analysis, const std::optional<std::string>& conf);
+
 // Puts back the edit left out for clients that resolve it; nothing when the
 // action no longer matches the analysis.
 std::optional<ResolvedParts> resolve_source_code_action(const DocumentAnalysis& analysis,

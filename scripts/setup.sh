@@ -10,6 +10,7 @@ packages=(
   ripgrep hyperfine time python3
   neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
   strace  # the no-network test traces every mode's system calls (tests/cli/offline_e2e.sh)
+  python3-torch  # the verify probe is imported under a real (CPU) torch (tests/verify/verify_e2e.py)
   libtree-sitter-dev  # the tree-sitter runtime the Python grammar runs on (analyzer/python)
   chromium libkrb5-dev  # the VS Code extension's browser test: Chromium drives code-server, whose install builds against krb5
 )

@@ -77,7 +77,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
       break;
     }
   if (framework == analyzer::Framework::pytorch) d.fixes.push_back(snapshot_fix());
-  d.verify = rerun_command(inc, "");
+  d.verify = rerun_command(inc);
 }
 
 }  // namespace

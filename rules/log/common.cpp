@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
+#include "rules/verify/command_line.hpp"
 
 namespace oomlens::rules::log {
 
@@ -82,14 +83,16 @@ std::string script_of(const analyzer::Incident& inc) {
   return inc.location ? inc.location->file : std::string("train.py");
 }
 
-std::string rerun_command(const analyzer::Incident& inc, const std::string& env_prefix) {
+std::string rerun_command(const analyzer::Incident& inc, const std::string& variable, const std::string& value,
+                          bool baseline) {
   // A multi-rank job was started by a launcher; the highest rank seen tells
   // how many processes at least.
   int ranks = 0;
   for (int r : inc.oom_ranks) ranks = std::max(ranks, r + 1);
   for (int r : inc.collateral_ranks) ranks = std::max(ranks, r + 1);
-  std::string launcher = ranks > 1 ? fmt::format("torchrun --nproc_per_node={} ", ranks) : "python ";
-  return fmt::format("{}{}{}", env_prefix.empty() ? "" : env_prefix + " ", launcher, script_of(inc));
+  std::string launcher = ranks > 1 ? fmt::format("torchrun --nproc_per_node={}", ranks) : "python";
+  return verify::verify_command(variable, value, fmt::format("{} {}", launcher, verify::shell_quote(script_of(inc))),
+                                baseline);
 }
 
 Fix snapshot_fix() {

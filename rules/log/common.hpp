@@ -27,8 +27,11 @@ AllocConf alloc_conf_with(const analyzer::Incident& inc, const std::string& opti
 
 // The script to re-run: the user's outermost frame's file, else train.py.
 std::string script_of(const analyzer::Incident& inc);
-// "python train.py" with environment assignments in front.
-std::string rerun_command(const analyzer::Incident& inc, const std::string& env_prefix);
+// The `oomlens verify` command that re-runs the job (python train.py, or
+// torchrun for a multi-rank job): an A/B run with `variable` set to `value`,
+// a single run with it set when not `baseline`, a measured run without one.
+std::string rerun_command(const analyzer::Incident& inc, const std::string& variable = {}, const std::string& value = {},
+                          bool baseline = true);
 
 Fix snapshot_fix();
 // The fixes for memory held outside the allocator: find the holder, and when

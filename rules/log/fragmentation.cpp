@@ -50,14 +50,13 @@ void describe(const analyzer::Incident& inc, const RuleOptions& options, Diagnos
                        "backend:cudaMallocAsync."});
     d.fixes.push_back(snapshot_fix());
     d.fixes.push_back(no_empty_cache_fix());
-    d.verify = conf.already_set ? rerun_command(inc, fmt::format("{}='{}'", split.name, split.value))
-                                : rerun_command(inc, fmt::format("{}='{}'", conf.name, conf.value));
+    d.verify = conf.already_set ? rerun_command(inc, split.name, split.value) : rerun_command(inc, conf.name, conf.value);
   } else {
     d.fixes.push_back({"Set TF_GPU_ALLOCATOR=cuda_malloc_async", FixKind::env, FixSafety::unsafe, "TF_GPU_ALLOCATOR",
                        "cuda_malloc_async", {},
                        "Replaces the BFC allocator with CUDA's stream-ordered allocator, which does not fragment the "
                        "same way (TensorFlow and XLA)."});
-    d.verify = rerun_command(inc, "TF_GPU_ALLOCATOR=cuda_malloc_async");
+    d.verify = rerun_command(inc, "TF_GPU_ALLOCATOR", "cuda_malloc_async");
   }
 }
 

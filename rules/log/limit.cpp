@@ -25,14 +25,14 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
     d.fixes.push_back({"Set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0", FixKind::env, FixSafety::unsafe,
                        "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0", {},
                        "Removes MPS's upper limit; macOS may then swap heavily or the system may fail."});
-    d.verify = rerun_command(inc, "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0");
+    d.verify = rerun_command(inc, "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0");
     return;
   }
   if (e.framework == analyzer::Framework::jax) {
     d.fixes.push_back({"Set XLA_PYTHON_CLIENT_MEM_FRACTION=.90", FixKind::env, FixSafety::unsafe,
                        "XLA_PYTHON_CLIENT_MEM_FRACTION", ".90", {},
                        "JAX preallocates 75% of the device by default."});
-    d.verify = rerun_command(inc, "XLA_PYTHON_CLIENT_MEM_FRACTION=.90");
+    d.verify = rerun_command(inc, "XLA_PYTHON_CLIENT_MEM_FRACTION", ".90");
     return;
   }
   std::string needed = "a larger fraction";
@@ -48,7 +48,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
                      "Leave headroom if other jobs share the GPU on purpose."});
   d.fixes.push_back({"Remove the cap if nothing else shares the GPU", FixKind::advice, FixSafety::display_only, {}, {},
                      {}, "Look for set_per_process_memory_fraction or per_process_memory_fraction in the allocator settings."});
-  d.verify = rerun_command(inc, "");
+  d.verify = rerun_command(inc);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
                        {},
                        "A size this large comes from a negative, overflowing or uninitialised dimension: print the "
                        "shape arguments (and their dtype: int32 overflows) just before the call."});
-    d.verify = rerun_command(inc, "");
+    d.verify = rerun_command(inc);
     return;
   }
   d.fixes.push_back(find_holders_fix());
@@ -68,9 +68,10 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
   if (e.truncated)
     d.fixes.push_back({"Upgrade to PyTorch 2.4 or later", FixKind::advice, FixSafety::display_only, {}, {}, {},
                        "2.3 cut the message after \"GPU\"; later releases print the full figures."});
-  std::string env = e.family == analyzer::OomFamily::cuda_runtime ? "CUDA_LAUNCH_BLOCKING=1" : "";
-  if (e.family == analyzer::OomFamily::nccl) env = "NCCL_DEBUG=INFO";
-  d.verify = rerun_command(inc, env);
+  // Settings that make the next failure say more: one run with them, not an A/B.
+  if (e.family == analyzer::OomFamily::cuda_runtime) d.verify = rerun_command(inc, "CUDA_LAUNCH_BLOCKING", "1", false);
+  else if (e.family == analyzer::OomFamily::nccl) d.verify = rerun_command(inc, "NCCL_DEBUG", "INFO", false);
+  else d.verify = rerun_command(inc);
 }
 
 }  // namespace

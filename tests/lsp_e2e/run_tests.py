@@ -1725,17 +1725,26 @@ def config_files_get_allocator_checks_and_the_set_action(ctx: Ctx):
 
 
 @case
-def python_verify_actions_run_with_and_without_the_setting(ctx: Ctx):
+def python_verify_action_runs_the_ab_comparison(ctx: Ctx):
     s = ctx.started(options={"allocatorOption": "garbage_collection_threshold:0.6"})
     uri = "file:///w/my%20train.py"
     open_doc(s, uri, "import torch\nprint(torch.__version__)\n", language="python")
     params = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 0),
               "context": {"diagnostics": [], "only": ["source.oomlens.verify"]}}
     actions = s.call_ok("textDocument/codeAction", params)
-    eq([a["command"]["command"] for a in actions], ["oomlens.runVerification"] * 2, "two run-in-terminal actions")
-    eq([a["command"]["arguments"][0] for a in actions],
-       ["PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6 python '/w/my train.py'",
-        "env -u PYTORCH_CUDA_ALLOC_CONF python '/w/my train.py'"], "with and without the setting")
+    eq([a["command"]["command"] for a in actions], ["oomlens.runVerification"], "one run-in-terminal action")
+    want = "oomlens verify --baseline --conf garbage_collection_threshold:0.6 -- python '/w/my train.py'"
+    eq(actions[0]["command"]["arguments"], [want], "the A/B run of the script with the setting")
+    # oomlens.verify: the same command, for the setting the client names or the proposed one.
+    eq(s.call_ok("workspace/executeCommand", {"command": "oomlens.verify", "arguments": [{"uri": uri}]}),
+       {"command": want}, "oomlens.verify on the script")
+    got = s.call_ok("workspace/executeCommand",
+                    {"command": "oomlens.verify", "arguments": [{"uri": uri, "conf": "expandable_segments:True"}]})
+    eq(got["command"], "oomlens verify --baseline --conf expandable_segments:True -- python '/w/my train.py'",
+       "oomlens.verify with a setting")
+    err = s.call("workspace/executeCommand", {"command": "oomlens.verify", "arguments": [{"uri": "file:///w/closed.py"}]})
+    eq(err.get("error", {}).get("code"), -32602, "a document that is not open is named as invalid")
+    check("not open" in err["error"]["message"], err["error"]["message"])
 
 
 @case

@@ -14,7 +14,7 @@ import { applicableFix, baseName, scriptOf, type ReportAction } from "./report";
 import { locateScript } from "./scripts";
 import { selectionDiagnostics } from "./selectionDiagnostics";
 import { SERVER_COMMANDS, ServerApi, UnsupportedCommandError } from "./serverApi";
-import { readTerminalSelection, runInTerminal } from "./terminals";
+import { commandWithBinary, readTerminalSelection, runInTerminal } from "./terminals";
 import { TerminalWatcher } from "./terminalWatcher";
 import { TestState } from "./testState";
 
@@ -30,6 +30,8 @@ function isExecutable(file: string): boolean {
 export class OomlensExtension implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel("oomlens");
   private client: LanguageClient | undefined;
+  /** The oomlens binary the server runs from: verification commands use it too. */
+  private binary: string | undefined;
   private readonly budget = new RestartBudget();
   private readonly selectionDiags = vscode.languages.createDiagnosticCollection("oomlens-selection");
   private readonly report = new ReportPanel((action, result) => void this.onReportAction(action, result));
@@ -112,6 +114,7 @@ export class OomlensExtension implements vscode.Disposable {
       return;
     }
     const { path: binary, source } = discovery.choice;
+    this.binary = binary;
     this.output.appendLine(`[oomlens] using ${binary} (from ${source === "setting" ? 'the "oomlens.path" setting' : source === "bundled" ? "the extension's bundled binary" : "PATH"})`);
     this.client = createClient({
       output: this.output,
@@ -181,7 +184,7 @@ export class OomlensExtension implements vscode.Disposable {
   };
 
   private runVerification(command: string): { command: string } {
-    runInTerminal(command, vscode.workspace.workspaceFolders?.[0]?.uri);
+    runInTerminal(commandWithBinary(command, this.binary), vscode.workspace.workspaceFolders?.[0]?.uri);
     this.testState.event(`ran:${command}`);
     return { command };
   }

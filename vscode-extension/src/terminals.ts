@@ -8,6 +8,17 @@ export function terminalNameFor(command: string): string {
   return `oomlens verify: ${short}`;
 }
 
+/**
+ * Verification commands start with `oomlens` (`oomlens verify --baseline ...`);
+ * the terminal's PATH may not hold it, so the binary the extension started
+ * runs instead, quoted for a POSIX shell.
+ */
+export function commandWithBinary(command: string, binary?: string): string {
+  if (!binary || !/^oomlens(\s|$)/.test(command)) return command;
+  const quoted = /^[\w@%+=:,./-]+$/.test(binary) ? binary : `'${binary.replace(/'/g, "'\\''")}'`;
+  return quoted + command.slice("oomlens".length);
+}
+
 export function runInTerminal(command: string, cwd?: vscode.Uri): vscode.Terminal {
   const name = terminalNameFor(command);
   const existing = vscode.window.terminals.find((t) => t.name === name && t.exitStatus === undefined);

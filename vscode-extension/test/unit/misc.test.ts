@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { boundedErrorHandler, CloseAction, ErrorAction, RestartBudget } from "../../src/restartBudget";
 import { selectionDiagnostics } from "../../src/selectionDiagnostics";
 import { commonSuffixLength } from "../../src/scripts";
-import { terminalNameFor } from "../../src/terminals";
+import { commandWithBinary, terminalNameFor } from "../../src/terminals";
 
 describe("restart budget", () => {
   it("allows three restarts in three minutes, then none until the window passes or a reset", () => {
@@ -65,5 +65,10 @@ describe("script and terminal helpers", () => {
   it("names a verification terminal for its command", () => {
     assert.equal(terminalNameFor("python train.py"), "oomlens verify: python train.py");
     assert.ok(terminalNameFor("x".repeat(100)).length < 60);
+    // oomlens verify runs through the binary the extension started.
+    assert.equal(commandWithBinary("oomlens verify -- python t.py", "/opt/ext/bin/oomlens"), "/opt/ext/bin/oomlens verify -- python t.py");
+    assert.equal(commandWithBinary("oomlens verify -- python t.py", "/my tools/oomlens"), "'/my tools/oomlens' verify -- python t.py");
+    assert.equal(commandWithBinary("python t.py", "/opt/oomlens"), "python t.py");
+    assert.equal(commandWithBinary("oomlensx run", "/opt/oomlens"), "oomlensx run");
   });
 });

@@ -1,0 +1,2 @@
+"""A job that never imports torch."""
+print("nothing to do with GPUs")
