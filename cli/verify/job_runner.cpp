@@ -72,6 +72,14 @@ Output open_output(const JobSpec& spec) {
         if (slave >= 0) {
           winsize size{};
           if (::ioctl(spec.echo_fd, TIOCGWINSZ, &size) == 0) ::ioctl(master, TIOCSWINSZ, &size);
+          // The job's bytes pass through unchanged ('\n' not turned into
+          // "\r\n"): the user's terminal does that itself, and the kept log
+          // reads like one the job would have written to a file.
+          termios mode{};
+          if (::tcgetattr(slave, &mode) == 0) {
+            mode.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+            ::tcsetattr(slave, TCSANOW, &mode);
+          }
           return {master, slave, true};
         }
       }
