@@ -1,6 +1,7 @@
 // The analyses of documents: every version is analysed off the protocol
 // thread, one at a time per document; a newer version cancels the older
-// analysis and the requests that waited for it get ContentModified.
+// analysis and the requests that waited for it get ContentModified (a pull
+// of diagnostics: ServerCancelled, asking the client to pull again).
 #include <utility>
 
 #include <fmt/format.h>
@@ -14,8 +15,16 @@ namespace oomlens::lsp {
 void Server::schedule_analysis(const DocumentSnapshot& doc) {
   AnalysisSlot& slot = analyses_[doc->uri];
   if (slot.cancel) slot.cancel->store(true);
-  // Requests waiting for an older version will never get it.
-  for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
+  // Requests waiting for an older analysis will never get it. A pull of
+  // diagnostics is asked again (LSP 3.17: ServerCancelled with
+  // retriggerRequest), since a client that does not re-pull on refresh
+  // would otherwise show nothing; other requests belong to the old text.
+  for (auto& [p, then] : slot.waiting) {
+    if (p->method == "textDocument/diagnostic")
+      reply_error(p, ServerCancelled, "superseded by a newer analysis", nlohmann::json{{"retriggerRequest", true}});
+    else
+      reply_error(p, ContentModified, "the document changed");
+  }
   slot.waiting.clear();
   slot.version = doc->version;
   slot.serial = ++analysis_serial_;

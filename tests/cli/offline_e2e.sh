@@ -39,6 +39,12 @@ offline diagnose-stdin sh -c "'$oomlens' diagnose < '$fixtures/logs/pytorch25_ca
 offline lint "$oomlens" lint "$fixtures/scripts/empty_cache_in_loop.py"
 offline snapshot "$oomlens" snapshot --format json "$fixtures/snapshots/capacity_p2.pickle"
 offline explain "$oomlens" explain OOM101
+# verify runs a fake training job (and its probe) on a stand-in torch: the
+# trace follows the job's processes too.
+verify_tests=$(cd "$(dirname "$0")/../verify" && pwd)
+offline verify env PYTHONPATH="$verify_tests/fake_torch" "$oomlens" verify --baseline --conf expandable_segments:True \
+  -- python3 "$verify_tests/jobs/fragmenting_job.py"
+check "verify ran the job under the trace" grep -q "^fixed: " "$tmp/verify.out"
 
 # The language server driven as an editor would: initialize, open a log and
 # a script, hover, ask for code actions, run a command, shut down.

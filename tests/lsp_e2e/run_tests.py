@@ -1058,6 +1058,26 @@ def settings_from_did_change_configuration(ctx: Ctx):
 
 
 @case
+def pull_superseded_by_a_settings_change_is_asked_again(ctx: Ctx):
+    # LSP 3.17: a pull whose answer a newer analysis replaces gets
+    # ServerCancelled with retriggerRequest, not ContentModified: a client
+    # that does not re-pull on refresh would otherwise show nothing.
+    s = ctx.started(pull=True)
+    _, text = ctx.log("pytorch26_fragmentation.log")
+    uri = "file:///w/big.log"
+    big = ("step 1/10 loss 0.5\n" * 2_000_000) + text  # long enough to be still analysing when the pull arrives
+    open_doc(s, uri, big)
+    rid = s.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    s.notify("workspace/didChangeConfiguration", {"settings": {"oomlens": {"allocatorOption": "max_split_size_mb:256"}}})
+    r = s.wait_response(rid, timeout=60)
+    check("error" in r, f"the pull waited for the analysis the change superseded: {str(r)[:200]}")
+    eq(r["error"]["code"], -32802, "ServerCancelled")
+    eq(r["error"].get("data"), {"retriggerRequest": True}, "asks the client to pull again")
+    eq(len(pull(s, uri, timeout=60)["items"]), 1, "the pull asked again is answered, with the OOM")
+    eq(s.answered_once_problems(), [], "every request answered exactly once")
+
+
+@case
 def settings_pulled_with_workspace_configuration(ctx: Ctx):
     s = ctx.server()
     answers = [{"allocatorOption": "max_split_size_mb:64"}]
