@@ -1,7 +1,7 @@
 // The analyses of documents: every version is analysed off the protocol
 // thread, one at a time per document; a newer version cancels the older
 // analysis and the requests that waited for it get ContentModified (a pull
-// of diagnostics: ServerCancelled, asking the client to pull again).
+// superseded by a settings change: ServerCancelled, asking to pull again).
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,12 +15,14 @@ namespace oomlens::lsp {
 void Server::schedule_analysis(const DocumentSnapshot& doc) {
   AnalysisSlot& slot = analyses_[doc->uri];
   if (slot.cancel) slot.cancel->store(true);
-  // Requests waiting for an older analysis will never get it. A pull of
-  // diagnostics is asked again (LSP 3.17: ServerCancelled with
-  // retriggerRequest), since a client that does not re-pull on refresh
-  // would otherwise show nothing; other requests belong to the old text.
+  // Requests waiting for an older analysis will never get it. When the text
+  // is the same (the settings changed), a pull of diagnostics is asked again
+  // (LSP 3.17: ServerCancelled with retriggerRequest), since a client that
+  // does not re-pull on refresh would otherwise show nothing; after an edit
+  // the client pulls for the new version itself.
+  const bool same_text = slot.version == doc->version && slot.serial != 0;
   for (auto& [p, then] : slot.waiting) {
-    if (p->method == "textDocument/diagnostic")
+    if (same_text && p->method == "textDocument/diagnostic")
       reply_error(p, ServerCancelled, "superseded by a newer analysis", nlohmann::json{{"retriggerRequest", true}});
     else
       reply_error(p, ContentModified, "the document changed");
