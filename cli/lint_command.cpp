@@ -14,6 +14,7 @@
 #include "cli/report.hpp"
 #include "report/files.hpp"
 #include "rules/source/config_lint.hpp"
+#include "rules/source/file_kind.hpp"
 #include "rules/source/lint.hpp"
 
 namespace oomlens::cli {
@@ -21,17 +22,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kAbout = R"(Checks Python training scripts, and the shell scripts, .env files and
-.vscode/launch.json that set PYTORCH_CUDA_ALLOC_CONF, for patterns that waste
-or misuse GPU memory (rules OOM3xx; `oomlens explain CODE` shows a rule's
-page). Directories are walked for *.py, *.sh, *.bash, .env, *.env and
-.vscode/launch.json (other hidden directories and __pycache__ skipped).
-With `-` (and --stdin-filename NAME), the text comes from standard input.
+constexpr const char* kAbout = R"(Checks Python training scripts, and the files that set
+PYTORCH_CUDA_ALLOC_CONF (shell and SLURM scripts, .env files,
+.vscode/launch.json, Dockerfiles, Kubernetes and Compose YAML), for patterns
+that waste or misuse GPU memory (rules OOM3xx; `oomlens explain CODE` shows a
+rule's page). A file's kind comes from its name, else from its first lines (a
+shebang, #SBATCH lines, YAML keys); a file named here that is of no kind
+oomlens reads gets a note on standard error and is not checked. Directories
+are walked for *.py, *.sh, *.bash, *.sbatch, *.slurm, .env, *.env,
+.vscode/launch.json, Dockerfile*, *.dockerfile, *.yaml and *.yml (other
+hidden directories and __pycache__ skipped). With `-` (and --stdin-filename
+NAME), the text comes from standard input.
 
 Output (text): file:line:col: CODE [*] message   ([*]: a fix --fix applies)
 
 Exit status: 0 nothing found, 1 something found (with --fix: something left
-unfixed; with --diff: a fix to show), 2 usage or input error.)";
+unfixed; with --diff: a fix to show), 2 usage or input error (also when
+every file named was of a kind oomlens does not read: nothing was checked).)";
 
 struct Options {
   bool fix = false;
@@ -48,11 +55,19 @@ bool skip_dir(const fs::path& p) {
   return (name.size() > 1 && name[0] == '.' && name != ".vscode") || name == "__pycache__";
 }
 
-bool lintable(const fs::path& p) { return p.extension() == ".py" || rules::config_file_kind(p.string()); }
+bool lintable(const fs::path& p) {
+  auto kind = rules::lint_file_kind_by_name(p.string()).kind;
+  return kind == rules::LintKind::python || kind == rules::LintKind::config;
+}
+
+struct PathToLint {
+  std::string path;
+  bool named = false;  // on the command line (its kind may come from its content)
+};
 
 // Every file to lint, or nothing with the reason printed.
-std::optional<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::string>& paths) {
+  std::vector<PathToLint> files;
   for (const auto& p : paths) {
     std::error_code ec;
     auto st = fs::status(p, ec);
@@ -63,7 +78,7 @@ std::optional<std::vector<std::string>> expand_paths(const std::vector<std::stri
       return std::nullopt;
     }
     if (!fs::is_directory(st)) {
-      files.push_back(p);  // named explicitly: linted whatever its name
+      files.push_back({p, true});
       continue;
     }
     std::vector<std::string> found;
@@ -80,14 +95,14 @@ std::optional<std::vector<std::string>> expand_paths(const std::vector<std::stri
       return std::nullopt;
     }
     std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
+    for (auto& f : found) files.push_back({std::move(f), false});
   }
   return files;
 }
 
 // The diagnostics of one file's text (syntax errors of a script as E999).
-std::vector<rules::SourceDiagnostic> lint_text(const std::string& path, std::string_view text) {
-  if (auto kind = rules::config_file_kind(path)) return rules::lint_config_file(*kind, text);
+std::vector<rules::SourceDiagnostic> lint_text(const rules::LintFileKind& kind, std::string_view text) {
+  if (kind.config) return rules::lint_config_file(*kind.config, text);
   auto script = analyzer::python::parse_script(text);
   auto diags = rules::lint_script(script);
   for (const auto& e : script.syntax_errors()) {
@@ -127,14 +142,15 @@ nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagn
 int lint(Options o) {
   if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
   bool from_stdin = o.paths.front() == "-";
-  auto files = from_stdin ? std::optional<std::vector<std::string>>{{o.stdin_name.empty() ? "-" : o.stdin_name}}
+  auto files = from_stdin ? std::optional<std::vector<PathToLint>>{{{o.stdin_name.empty() ? "-" : o.stdin_name, true}}}
                           : expand_paths(o.paths);
   if (!files) return kExitUsage;
 
   std::vector<LintedFile> linted;
   std::size_t fixed = 0, fixable = 0, hidden_unsafe = 0;
   bool changes = false;
-  for (const auto& file : *files) {
+  std::size_t skipped = 0;
+  for (const auto& [file, named] : *files) {
     report::FileError error;
     auto read = report::read_file(from_stdin ? "-" : file, error, /*dash_is_stdin=*/true);
     if (!read) {
@@ -142,7 +158,20 @@ int lint(Options o) {
       return kExitUsage;
     }
     const std::string& source = *read;
-    auto diags = lint_text(file, source);
+    // Standard input without a name is a script, as it always was.
+    auto kind = file == "-" ? rules::LintFileKind{rules::LintKind::python, std::nullopt}
+                : named     ? rules::lint_file_kind(file, source)
+                            : rules::lint_file_kind_by_name(file);
+    if (kind.kind != rules::LintKind::python && kind.kind != rules::LintKind::config) {
+      std::cerr << "oomlens lint: note: " << file << ": not checked: "
+                << (kind.kind == rules::LintKind::notebook ? "notebooks are not read yet"
+                                                           : "not a kind of file oomlens reads")
+                << "; it reads " << rules::kReadableKinds << "\n";
+      if (from_stdin && o.fix) std::cout << source;  // the text back unchanged, as for a clean file
+      ++skipped;
+      continue;
+    }
+    auto diags = lint_text(kind, source);
     if (o.fix || o.diff) {
       // Fixes that overlap wait for the next pass, as in ruff; a few passes
       // settle every real file.
@@ -152,7 +181,7 @@ int lint(Options o) {
         if (edits.empty()) break;
         std::size_t before = diags.size();
         current = rules::apply_edits(current, edits);
-        diags = lint_text(file, current);
+        diags = lint_text(kind, current);
         fixed += before > diags.size() ? before - diags.size() : 0;
       }
       if (from_stdin && o.fix) {
@@ -184,6 +213,7 @@ int lint(Options o) {
     }
     linted.push_back({file, std::move(diags)});
   }
+  if (skipped > 0 && skipped == files->size()) return kExitUsage;  // nothing was checked
   if (o.diff) return changes ? kExitFound : kExitClean;
 
   std::size_t reported = 0;
