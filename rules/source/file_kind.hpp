@@ -34,7 +34,7 @@ LintFileKind lint_file_kind(std::string_view path, std::string_view head);
 
 // The kinds `oomlens lint` reads, for the note on a file of another kind.
 inline constexpr std::string_view kReadableKinds =
-    "Python scripts (.py), shell and SLURM scripts (.sh, .bash, .sbatch, .slurm, or a shell "
+    "Python scripts (.py), notebooks (.ipynb), shell and SLURM scripts (.sh, .bash, .sbatch, .slurm, or a shell "
     "shebang), .env files, .vscode/launch.json, Dockerfiles and Kubernetes/Compose YAML (.yaml, .yml)";
 
 }  // namespace oomlens::rules

@@ -122,14 +122,30 @@ check "a note beside a checked file: the exit status comes from the checked file
 printf '#!/usr/bin/env bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true\npython train.py\n' >"$tmp/launch"
 run lint "$tmp/launch"
 check "a shell shebang makes a shell script" eval '[ $status = 1 ] && has "$out" "launch:2:32: OOM303"'
-printf '{"cells": []}\n' >"$tmp/nb.ipynb"
-run lint "$tmp/nb.ipynb"
-check "a notebook is never silently skipped" eval '[ $status = 2 ] && has "$err" "nb.ipynb: not checked"'
+# Notebooks: the code cells as one script, positions per cell, fixes into the cells only.
+n=$fixtures/notebooks
+run lint "$n/train.ipynb"
+check "notebook: cell N, line L in text" eval '[ $status = 1 ] && has "$out" "train.ipynb: cell 3, line 5, column 5: OOM301 [*]" && has "$out" "loop at cell 3, line 1"'
+run lint --format json "$n/train.ipynb"
+check "notebook json: the cell index, the line in the cell" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+d=json.loads(sys.argv[1])[\"diagnostics\"]
+assert len(d)==1 and d[0][\"cell_index\"]==2 and d[0][\"line\"]==5 and d[0][\"column\"]==5, d
+" "$out"'
+cp "$n/train.ipynb" "$tmp/train.ipynb"
+"$oomlens" lint --fix "$tmp/train.ipynb" >/dev/null 2>&1
+check "notebook --fix rewrites the changed cell only: outputs and metadata byte for byte" cmp -s "$tmp/train.ipynb" "$n/train.fixed.ipynb"
+check "notebook --fix leaves valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/train.ipynb"
+"$oomlens" lint --fix "$tmp/train.ipynb" >/dev/null 2>&1
+check "notebook --fix twice changes nothing" cmp -s "$tmp/train.ipynb" "$n/train.fixed.ipynb"
+printf '{"cells": [' >"$tmp/broken.ipynb"
+run lint "$tmp/broken.ipynb"
+check "a notebook that is not JSON: exit 2, named with the reason" eval '[ $status = 2 ] && has "$err" "broken.ipynb: not a Jupyter notebook"'
 mkdir -p "$tmp/deploy"
-cp "$c/k8s-job.yaml" "$c/Dockerfile" "$tmp/deploy/"
+cp "$c/k8s-job.yaml" "$c/Dockerfile" "$n/train.ipynb" "$tmp/deploy/"
 cp "$tmp/notes.txt" "$tmp/deploy/"
 run lint "$tmp/deploy"
-check "a walk reads Dockerfiles and YAML, skips other files without a note" eval '[ $status = 1 ] && has "$out" "deploy/Dockerfile:8:" && has "$out" "deploy/k8s-job.yaml:18:" && ! has "$err" "note:"'
+check "a walk reads Dockerfiles, YAML and notebooks, skips other files without a note" eval '[ $status = 1 ] && has "$out" "deploy/Dockerfile:8:" && has "$out" "deploy/k8s-job.yaml:18:" && has "$out" "deploy/train.ipynb: cell 3" && ! has "$err" "note:"'
 cp "$c/Dockerfile" "$tmp/Dockerfile"
 "$oomlens" lint --fix --unsafe-fixes "$tmp/Dockerfile" >/dev/null 2>&1
 check "--fix --unsafe-fixes on a Dockerfile: the = becomes :" eval 'grep -qx "ENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512" "$tmp/Dockerfile"'

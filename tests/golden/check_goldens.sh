@@ -88,5 +88,11 @@ for expected in *.lint.txt; do
   [ -e "$expected" ] || continue
   check_lint_golden "${expected%.lint.txt}" "$expected" "config/${expected%.lint.txt}"
 done
+# Notebooks (notebooks/NAME.ipynb with notebooks/NAME.ipynb.lint.txt beside it).
+cd ../notebooks || exit 2
+for expected in *.lint.txt; do
+  [ -e "$expected" ] || continue
+  check_lint_golden "${expected%.lint.txt}" "$expected" "notebooks/${expected%.lint.txt}"
+done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" = 0 ]
