@@ -138,6 +138,14 @@ check "notebook --fix rewrites the changed cell only: outputs and metadata byte 
 check "notebook --fix leaves valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/train.ipynb"
 "$oomlens" lint --fix "$tmp/train.ipynb" >/dev/null 2>&1
 check "notebook --fix twice changes nothing" cmp -s "$tmp/train.ipynb" "$n/train.fixed.ipynb"
+run lint --format sarif "$n/train.ipynb"
+check "notebook sarif: the cell in properties, no file region or byte fix" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+r=json.loads(sys.argv[1])[\"runs\"][0][\"results\"][0]
+loc=r[\"locations\"][0]
+assert loc[\"properties\"]=={\"cellIndex\": 2, \"cellLine\": 5, \"cellColumn\": 5}, loc
+assert \"region\" not in loc[\"physicalLocation\"] and \"fixes\" not in r, r
+" "$out"'
 printf '{"cells": [' >"$tmp/broken.ipynb"
 run lint "$tmp/broken.ipynb"
 check "a notebook that is not JSON: exit 2, named with the reason" eval '[ $status = 2 ] && has "$err" "broken.ipynb: not a Jupyter notebook"'
