@@ -12,8 +12,11 @@
 #include "analyzer/python/script.hpp"
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "analyzer/notebook.hpp"
 #include "report/files.hpp"
+#include "report/notebook_edit.hpp"
 #include "rules/source/config_lint.hpp"
+#include "rules/source/file_kind.hpp"
 #include "rules/source/lint.hpp"
 
 namespace oomlens::cli {
@@ -21,17 +24,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kAbout = R"(Checks Python training scripts, and the shell scripts, .env files and
-.vscode/launch.json that set PYTORCH_CUDA_ALLOC_CONF, for patterns that waste
-or misuse GPU memory (rules OOM3xx; `oomlens explain CODE` shows a rule's
-page). Directories are walked for *.py, *.sh, *.bash, .env, *.env and
-.vscode/launch.json (other hidden directories and __pycache__ skipped).
-With `-` (and --stdin-filename NAME), the text comes from standard input.
+constexpr const char* kAbout = R"(Checks Python training scripts and Jupyter notebooks, and the files that set
+PYTORCH_CUDA_ALLOC_CONF (shell and SLURM scripts, .env files,
+.vscode/launch.json, Dockerfiles, Kubernetes and Compose YAML), for patterns
+that waste or misuse GPU memory (rules OOM3xx; `oomlens explain CODE` shows a
+rule's page). A file's kind comes from its name, else from its first lines (a
+shebang, #SBATCH lines, YAML keys); a file named here that is of no kind
+oomlens reads gets a note on standard error and is not checked. Directories
+are walked for *.py, *.ipynb, *.sh, *.bash, *.sbatch, *.slurm, .env, *.env,
+.vscode/launch.json, Dockerfile*, *.dockerfile, *.yaml and *.yml (other
+hidden directories and __pycache__ skipped). With `-` (and --stdin-filename
+NAME), the text comes from standard input.
 
 Output (text): file:line:col: CODE [*] message   ([*]: a fix --fix applies)
+A notebook's: file: cell N, line L, column C: CODE [*] message (cells from 1);
+its code cells are read in order as one script, IPython lines blanked, and
+--fix rewrites only the source of the cells it changes.
 
 Exit status: 0 nothing found, 1 something found (with --fix: something left
-unfixed; with --diff: a fix to show), 2 usage or input error.)";
+unfixed; with --diff: a fix to show), 2 usage or input error (also when
+every file named was of a kind oomlens does not read: nothing was checked).)";
 
 struct Options {
   bool fix = false;
@@ -48,11 +60,16 @@ bool skip_dir(const fs::path& p) {
   return (name.size() > 1 && name[0] == '.' && name != ".vscode") || name == "__pycache__";
 }
 
-bool lintable(const fs::path& p) { return p.extension() == ".py" || rules::config_file_kind(p.string()); }
+bool lintable(const fs::path& p) { return rules::lint_file_kind_by_name(p.string()).kind != rules::LintKind::other; }
+
+struct PathToLint {
+  std::string path;
+  bool named = false;  // on the command line (its kind may come from its content)
+};
 
 // Every file to lint, or nothing with the reason printed.
-std::optional<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::string>& paths) {
+  std::vector<PathToLint> files;
   for (const auto& p : paths) {
     std::error_code ec;
     auto st = fs::status(p, ec);
@@ -63,7 +80,7 @@ std::optional<std::vector<std::string>> expand_paths(const std::vector<std::stri
       return std::nullopt;
     }
     if (!fs::is_directory(st)) {
-      files.push_back(p);  // named explicitly: linted whatever its name
+      files.push_back({p, true});
       continue;
     }
     std::vector<std::string> found;
@@ -80,14 +97,14 @@ std::optional<std::vector<std::string>> expand_paths(const std::vector<std::stri
       return std::nullopt;
     }
     std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
+    for (auto& f : found) files.push_back({std::move(f), false});
   }
   return files;
 }
 
 // The diagnostics of one file's text (syntax errors of a script as E999).
-std::vector<rules::SourceDiagnostic> lint_text(const std::string& path, std::string_view text) {
-  if (auto kind = rules::config_file_kind(path)) return rules::lint_config_file(*kind, text);
+std::vector<rules::SourceDiagnostic> lint_text(const rules::LintFileKind& kind, std::string_view text) {
+  if (kind.config) return rules::lint_config_file(*kind.config, text);
   auto script = analyzer::python::parse_script(text);
   auto diags = rules::lint_script(script);
   for (const auto& e : script.syntax_errors()) {
@@ -104,12 +121,49 @@ std::vector<rules::SourceDiagnostic> lint_text(const std::string& path, std::str
   return diags;
 }
 
+// A notebook's code cells as one script, and its diagnostics.
+struct NotebookLint {
+  analyzer::notebook::Notebook notebook;
+  analyzer::notebook::Script script;
+  std::vector<rules::SourceDiagnostic> diagnostics;
+};
+NotebookLint lint_notebook(std::string_view text) {
+  NotebookLint n;
+  n.notebook = analyzer::notebook::parse(text);
+  n.script = analyzer::notebook::code_script(n.notebook);
+  n.diagnostics = lint_text({rules::LintKind::python, std::nullopt}, n.script.text);
+  return n;
+}
+
+// Script positions to cell positions: the line in the cell, byte offsets in
+// the cell's source; the cell's index goes beside each diagnostic.
+std::vector<std::size_t> to_cells(NotebookLint& n) {
+  std::vector<std::size_t> cells;
+  for (auto& d : n.diagnostics) {
+    const auto* span = n.script.span_at(d.range.begin);
+    if (!span) {
+      cells.push_back(0);
+      continue;
+    }
+    cells.push_back(span->cell);
+    d.start.line -= span->first_line - 1;
+    d.diagnosis.message = report::cell_lines_in_message(d.diagnosis.message, n.script);
+    auto shift = [&](std::size_t& at) { at = at >= span->begin ? at - span->begin : 0; };
+    std::size_t b = d.range.begin, e = d.range.end;
+    shift(b), shift(e);
+    d.range = {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e)};
+    for (auto& edit : d.edits) shift(edit.begin), shift(edit.end);
+  }
+  return cells;
+}
+
 bool applicable(const rules::SourceDiagnostic& d, bool unsafe) {
   return d.fix_safety && !d.edits.empty() &&
          (*d.fix_safety == rules::FixSafety::safe || (unsafe && *d.fix_safety == rules::FixSafety::unsafe));
 }
 
-nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagnostic& d, bool unsafe) {
+nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagnostic& d, bool unsafe,
+                               std::optional<std::size_t> cell) {
   nlohmann::json fix = nullptr;
   if (d.fix_safety) {
     nlohmann::json edits = nlohmann::json::array();
@@ -119,22 +173,25 @@ nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagn
            {"applicable", applicable(d, unsafe)},
            {"edits", edits}};
   }
-  return {{"file", file},  {"line", d.start.line}, {"column", d.start.column}, {"code", d.diagnosis.code},
-          {"name", d.diagnosis.name}, {"message", d.diagnosis.message},
-          {"severity", rules::to_string(d.diagnosis.severity)}, {"fix", fix}};
+  nlohmann::json out = {{"file", file},  {"line", d.start.line}, {"column", d.start.column}, {"code", d.diagnosis.code},
+                        {"name", d.diagnosis.name}, {"message", d.diagnosis.message},
+                        {"severity", rules::to_string(d.diagnosis.severity)}, {"fix", fix}};
+  if (cell) out["cell_index"] = *cell;
+  return out;
 }
 
 int lint(Options o) {
   if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
   bool from_stdin = o.paths.front() == "-";
-  auto files = from_stdin ? std::optional<std::vector<std::string>>{{o.stdin_name.empty() ? "-" : o.stdin_name}}
+  auto files = from_stdin ? std::optional<std::vector<PathToLint>>{{{o.stdin_name.empty() ? "-" : o.stdin_name, true}}}
                           : expand_paths(o.paths);
   if (!files) return kExitUsage;
 
   std::vector<LintedFile> linted;
   std::size_t fixed = 0, fixable = 0, hidden_unsafe = 0;
   bool changes = false;
-  for (const auto& file : *files) {
+  std::size_t skipped = 0;
+  for (const auto& [file, named] : *files) {
     report::FileError error;
     auto read = report::read_file(from_stdin ? "-" : file, error, /*dash_is_stdin=*/true);
     if (!read) {
@@ -142,7 +199,36 @@ int lint(Options o) {
       return kExitUsage;
     }
     const std::string& source = *read;
-    auto diags = lint_text(file, source);
+    // Standard input without a name is a script, as it always was.
+    auto kind = file == "-" ? rules::LintFileKind{rules::LintKind::python, std::nullopt}
+                : named     ? rules::lint_file_kind(file, source)
+                            : rules::lint_file_kind_by_name(file);
+    if (kind.kind == rules::LintKind::other) {
+      std::cerr << "oomlens lint: note: " << file << ": not checked: not a kind of file oomlens reads; it reads "
+                << rules::kReadableKinds << "\n";
+      if (from_stdin && o.fix) std::cout << source;  // the text back unchanged, as for a clean file
+      ++skipped;
+      continue;
+    }
+    // A notebook is linted as the script of its code cells; fixes go back
+    // into the cells they fall in (report/notebook_edit.hpp).
+    bool notebook = kind.kind == rules::LintKind::notebook;
+    NotebookLint cells;
+    auto check = [&](std::string_view text) {
+      if (!notebook) return lint_text(kind, text);
+      cells = lint_notebook(text);
+      return cells.diagnostics;
+    };
+    auto apply = [&](std::string_view text, const std::vector<rules::TextEdit>& edits) {
+      return notebook ? report::apply_notebook_edits(text, cells.notebook, cells.script, edits)
+                      : rules::apply_edits(text, edits);
+    };
+    auto diags = check(source);
+    if (notebook && !cells.notebook.valid) {
+      std::cerr << "oomlens lint: error: " << file
+                << ": not a Jupyter notebook (a JSON object with a \"cells\" list)\n";
+      return kExitUsage;
+    }
     if (o.fix || o.diff) {
       // Fixes that overlap wait for the next pass, as in ruff; a few passes
       // settle every real file.
@@ -151,8 +237,10 @@ int lint(Options o) {
         auto edits = rules::fix_edits(diags, o.unsafe);
         if (edits.empty()) break;
         std::size_t before = diags.size();
-        current = rules::apply_edits(current, edits);
-        diags = lint_text(file, current);
+        std::string next = apply(current, edits);
+        if (next == current) break;  // only edits a notebook's cells cannot take
+        current = std::move(next);
+        diags = check(current);
         fixed += before > diags.size() ? before - diags.size() : 0;
       }
       if (from_stdin && o.fix) {
@@ -182,8 +270,14 @@ int lint(Options o) {
       if (applicable(d, o.unsafe)) ++fixable;
       else if (applicable(d, true)) ++hidden_unsafe;
     }
-    linted.push_back({file, std::move(diags)});
+    if (notebook) {
+      auto at = to_cells(cells);
+      linted.push_back({file, std::move(cells.diagnostics), std::move(at)});
+    } else {
+      linted.push_back({file, std::move(diags), {}});
+    }
   }
+  if (skipped > 0 && skipped == files->size()) return kExitUsage;  // nothing was checked
   if (o.diff) return changes ? kExitFound : kExitClean;
 
   std::size_t reported = 0;
@@ -191,16 +285,24 @@ int lint(Options o) {
   if (o.format == "json") {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& f : linted)
-      for (const auto& d : f.diagnostics) all.push_back(diagnostic_json(f.path, d, o.unsafe));
+      for (std::size_t i = 0; i < f.diagnostics.size(); ++i)
+        all.push_back(diagnostic_json(f.path, f.diagnostics[i], o.unsafe,
+                                      f.cells.empty() ? std::nullopt : std::optional(f.cells[i])));
     std::cout << nlohmann::json{{"diagnostics", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else if (o.format == "sarif") {
     std::cout << lint_sarif(linted).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     for (const auto& f : linted)
-      for (const auto& d : f.diagnostics)
-        std::cout << f.path << ":" << d.start.line << ":" << d.start.column << ": " << d.diagnosis.code
-                  << (applicable(d, o.unsafe) ? " [*] " : " ") << d.diagnosis.message << "\n";
+      for (std::size_t i = 0; i < f.diagnostics.size(); ++i) {
+        const auto& d = f.diagnostics[i];
+        if (f.cells.empty())
+          std::cout << f.path << ":" << d.start.line << ":" << d.start.column << ": ";
+        else  // cells counted from 1, as a notebook shows them
+          std::cout << f.path << ": cell " << f.cells[i] + 1 << ", line " << d.start.line << ", column "
+                    << d.start.column << ": ";
+        std::cout << d.diagnosis.code << (applicable(d, o.unsafe) ? " [*] " : " ") << d.diagnosis.message << "\n";
+      }
     // The summary goes to stderr: stdout stays one diagnostic per line.
     if (reported > 0 || fixed > 0) {
       std::cerr << "Found " << (reported + fixed) << " diagnostic(s)";

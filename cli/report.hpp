@@ -35,6 +35,9 @@ nlohmann::json report_sarif(const std::vector<FileReport>& files);
 struct LintedFile {
   std::string path;
   std::vector<rules::SourceDiagnostic> diagnostics;
+  // A notebook's: the cell of each diagnostic (index in the notebook's cells,
+  // from 0), whose positions are then in that cell. Empty for other files.
+  std::vector<std::size_t> cells;
 };
 // SARIF 2.1.0 of `oomlens lint`, fixes included as byte-offset replacements.
 nlohmann::json lint_sarif(const std::vector<LintedFile>& files);

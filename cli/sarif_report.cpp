@@ -87,7 +87,8 @@ json report_sarif(const std::vector<FileReport>& files) {
 json lint_sarif(const std::vector<LintedFile>& files) {
   json results = json::array();
   for (const auto& file : files)
-    for (const auto& d : file.diagnostics) {
+    for (std::size_t k = 0; k < file.diagnostics.size(); ++k) {
+      const auto& d = file.diagnostics[k];
       json location = {{"physicalLocation",
                         {{"artifactLocation", {{"uri", file.path}}},
                          {"region",
@@ -95,12 +96,20 @@ json lint_sarif(const std::vector<LintedFile>& files) {
                            {"startColumn", d.start.column},
                            {"byteOffset", d.range.begin},
                            {"byteLength", d.range.end - d.range.begin}}}}}};
+      if (!file.cells.empty()) {
+        // A notebook's positions are in a cell, not in the file's JSON text:
+        // SARIF has no cells, so the cell goes in properties, with no region
+        // and no byte-offset fix that would land in the wrong bytes.
+        location["physicalLocation"].erase("region");
+        location["properties"] = {
+            {"cellIndex", file.cells[k]}, {"cellLine", d.start.line}, {"cellColumn", d.start.column}};
+      }
       json r = {{"ruleId", d.diagnosis.code},
                 {"level", sarif_level(d.diagnosis.severity)},
                 {"message", {{"text", d.diagnosis.message}}},
                 {"locations", json::array({location})}};
       if (int i = index_of(d.diagnosis.code); i >= 0) r["ruleIndex"] = i;
-      if (d.fix_safety && !d.edits.empty()) {
+      if (d.fix_safety && !d.edits.empty() && file.cells.empty()) {
         json replacements = json::array();
         for (const auto& e : d.edits)
           replacements.push_back({{"deletedRegion", {{"byteOffset", e.begin}, {"byteLength", e.end - e.begin}}},

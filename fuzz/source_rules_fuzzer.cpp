@@ -41,7 +41,7 @@ void check_diagnostics(std::string_view text, const std::vector<oomlens::rules::
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 6) {
     case 0: {
       auto script = oomlens::analyzer::python::parse_script(text);
       check_diagnostics(text, oomlens::rules::lint_script(script));
@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     default: {
-      auto kind = static_cast<oomlens::rules::ConfigFileKind>(data[0] % 4 - 1);
+      auto kind = static_cast<oomlens::rules::ConfigFileKind>(data[0] % 6 - 1);
       check_diagnostics(text, oomlens::rules::lint_config_file(kind, text));
       if (auto a = oomlens::rules::set_alloc_conf_in_config(kind, text, "expandable_segments:True"))
         check_edits(text, a->edits);

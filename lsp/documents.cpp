@@ -103,7 +103,9 @@ DocumentKind classify_document(std::string_view uri, std::string_view language_i
   std::string language = lowercase(language_id);
   if (language == "python") return DocumentKind::python;
   if (language == "log" || language == "plaintext" || language == "text") return DocumentKind::log;
-  if (language == "shellscript" || language == "dotenv" || rules::config_file_kind(uri)) return DocumentKind::config;
+  if (language == "shellscript" || language == "dotenv" || language == "dockerfile" || language == "yaml" ||
+      rules::config_file_kind(uri))
+    return DocumentKind::config;
   std::string extension = extension_of(uri);
   if (extension == "py") return DocumentKind::python;
   constexpr std::array<std::string_view, 4> kLogExtensions = {"log", "out", "err", "txt"};

@@ -54,6 +54,14 @@ std::string hover_markdown(const rules::SourceDiagnostic& d) {
   return text;
 }
 
+// An untitled or oddly named configuration document: its kind from its language.
+rules::ConfigFileKind config_kind_of_language(std::string_view language) {
+  if (language == "dotenv") return rules::ConfigFileKind::dotenv;
+  if (language == "dockerfile") return rules::ConfigFileKind::dockerfile;
+  if (language == "yaml") return rules::ConfigFileKind::yaml;
+  return rules::ConfigFileKind::shell;
+}
+
 // A script: parsed (incrementally from `previous` when it holds an earlier
 // script of the same document) and linted; a configuration file: linted.
 void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled) {
@@ -67,7 +75,7 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const
   }
   if (a.doc->kind == DocumentKind::config) {
     a.config_kind = rules::config_file_kind(a.doc->uri);
-    if (!a.config_kind) a.config_kind = a.doc->language_id == "dotenv" ? rules::ConfigFileKind::dotenv : rules::ConfigFileKind::shell;
+    if (!a.config_kind) a.config_kind = config_kind_of_language(a.doc->language_id);
     a.source_diagnostics = rules::lint_config_file(*a.config_kind, a.doc->text);
     for (std::size_t i = 0; i < a.source_diagnostics.size(); ++i)
       a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));

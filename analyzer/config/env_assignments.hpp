@@ -21,6 +21,9 @@ enum class AssignmentForm {
   command_prefix,  // X=v python train.py
   env_command,     // env X=v torchrun ...
   json,            // "X": "v" in a launch.json env object
+  dockerfile_env,  // ENV X=v / ENV X v in a Dockerfile
+  sbatch_export,   // #SBATCH --export=ALL,X=v in a SLURM batch script
+  yaml,            // a Kubernetes `env:` entry or a Compose `environment:` entry
 };
 
 struct EnvAssignment {
@@ -82,5 +85,36 @@ struct LaunchFile {
 LaunchFile parse_launch_json(std::string_view text);
 // Every env entry of every configuration, the Windows-only ones included.
 std::vector<EnvAssignment> launch_json_assignments(std::string_view text);
+
+// SLURM batch scripts: the `#SBATCH --export=...` options of the header
+// (the comment lines before the first command, where sbatch reads them).
+// `NAME=value` items only; a value holding commas is either quoted or
+// continued by the items after it that are not `NAME` / `NAME=...` (sbatch
+// itself splits at every comma, so such a value is already a mistake the
+// rules see whole). The shell assignments of the body come from
+// shell_assignments().
+std::vector<EnvAssignment> sbatch_export_assignments(std::string_view text);
+
+// Dockerfiles: `ENV K=V [K2=V2...]` and the legacy `ENV K V` form, with the
+// builder's quoting ('...' literal, "..." and unquoted with `\` escapes),
+// line continuations, comment lines inside them and the `# escape=` directive.
+// $VAR / ${VAR} make a value non-constant.
+std::vector<EnvAssignment> dockerfile_env_assignments(std::string_view text);
+
+// One instruction of a Dockerfile: its keyword (upper-cased) and where its
+// line starts, for inserting an instruction before it.
+struct DockerInstruction {
+  std::string keyword;
+  std::size_t line_begin = 0;
+};
+std::vector<DockerInstruction> dockerfile_instructions(std::string_view text);
+
+// YAML files that set a container's environment: Kubernetes `env:` lists
+// (`- name: X` / `value: v`) and Compose `environment:` maps (`X: v`) and
+// lists (`- X=v`). A line-oriented reader of those block shapes only (no
+// YAML library is in the dependency set): flow collections, anchors, block
+// scalars and multi-line scalars are not read. Plain, '...' and "..." scalars
+// on one line. Linear in the input, no recursion.
+std::vector<EnvAssignment> yaml_env_assignments(std::string_view text);
 
 }  // namespace oomlens::analyzer::config

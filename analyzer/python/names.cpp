@@ -1,6 +1,9 @@
 #include "analyzer/python/names.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include "analyzer/python/strings.hpp"
 
 namespace oomlens::analyzer::python::detail {
 
@@ -16,6 +19,13 @@ std::string_view text_of(Node node, std::string_view source) {
   ByteRange r = node.range();
   if (r.end > source.size() || r.begin > r.end) return {};
   return source.substr(r.begin, r.size());
+}
+
+// `getattr(...)`, as written (whether it is the builtin is for resolution).
+bool is_getattr_call(Node node, std::string_view source) {
+  if (!node.is("call")) return false;
+  Node function = node.field("function");
+  return function.is("identifier") && text_of(function, source) == "getattr" && node.field("arguments").is("argument_list");
 }
 
 // `torch . cuda` is legal Python; qualified names are written without the spaces.
@@ -215,9 +225,12 @@ class Builder {
     index_.imports.push_back(std::move(record));
   }
 
-  static bool is_name_chain(Node node) {
+  // What an alias may stand for: a chain of attributes on a name or on
+  // `getattr(...)`, or a constant string (for getattr's second argument).
+  bool is_name_chain(Node node) const {
+    if (node.is("string")) return true;
     while (node.is("attribute")) node = node.field("object");
-    return node.is("identifier");
+    return node.is("identifier") || is_getattr_call(node, source_);
   }
 
   void visit(Node node, int scope, int depth) {
@@ -288,6 +301,7 @@ class Builder {
 
 bool same(const Resolution& a, const Resolution& b) {
   if (a.qualified || b.qualified) return a.qualified == b.qualified;
+  if (a.text || b.text) return a.text == b.text;
   if (a.local_function || b.local_function) return a.local_function && b.local_function && a.local_function == b.local_function;
   return false;  // two unknowns are not known to agree
 }
@@ -392,7 +406,7 @@ Resolution NameIndex::resolve_callee(Node callee, int scope, std::string_view so
   const Scope& cls = scopes[method.parent];
   auto it = cls.bindings.find(std::string(text_of(callee.field("attribute"), source)));
   if (it == cls.bindings.end() || it->second.back().kind != Binding::Kind::function) return r;
-  return {std::nullopt, it->second.back().node};
+  return {std::nullopt, it->second.back().node, std::nullopt};
 }
 
 Resolution NameIndex::resolve_expression(Node expression, int scope, std::string_view source, int depth) const {
@@ -410,8 +424,20 @@ Resolution NameIndex::resolve_expression(Node expression, int scope, std::string
       break;
     }
   }
-  if (!node.is("identifier")) return {};
-  Resolution base = resolve_name(std::string(text_of(node, source)), node.start_byte(), scope, source, depth);
+  Resolution base;
+  if (node.is("string")) {
+    auto literal = decode_string_literal(node, source);
+    if (!literal || !attributes.empty()) return {};
+    base.text = literal->value;
+    return base;
+  }
+  if (is_getattr_call(node, source)) {
+    base = resolve_getattr(node, scope, source, depth);
+  } else if (node.is("identifier")) {
+    base = resolve_name(std::string(text_of(node, source)), node.start_byte(), scope, source, depth);
+  } else {
+    return {};
+  }
   if (attributes.empty()) return base;
   if (!base.qualified) return {};
   std::string qualified = *base.qualified;
@@ -419,13 +445,30 @@ Resolution NameIndex::resolve_expression(Node expression, int scope, std::string
     qualified += '.';
     qualified += *it;
   }
-  return {qualified, {}};
+  return {qualified, {}, std::nullopt};
+}
+
+Resolution NameIndex::resolve_getattr(Node call, int scope, std::string_view source, int depth) const {
+  if (depth > kMaxAliasDepth) return {};
+  Node function = call.field("function");
+  Resolution shadowed = resolve_name("getattr", function.start_byte(), scope, source, depth + 1);
+  if (shadowed.qualified || shadowed.local_function || shadowed.text) return {};  // not the builtin
+  std::vector<Node> args;
+  for (Node a : call.field("arguments").named_children())
+    if (!a.is("comment")) args.push_back(a);
+  if (args.size() < 2 || args.size() > 3) return {};
+  Resolution object = resolve_expression(args[0], scope, source, depth + 1);
+  Resolution name = resolve_expression(args[1], scope, source, depth + 1);
+  if (!object.qualified || !name.text || name.text->empty()) return {};
+  for (char c : *name.text)  // an attribute name, nothing else
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return {};
+  return {*object.qualified + "." + *name.text, {}, std::nullopt};
 }
 
 Resolution NameIndex::resolve_binding(const Binding& binding, std::string_view source, int depth) const {
   switch (binding.kind) {
-    case Binding::Kind::imported: return {binding.qualified, {}};
-    case Binding::Kind::function: return {std::nullopt, binding.node};
+    case Binding::Kind::imported: return {binding.qualified, {}, std::nullopt};
+    case Binding::Kind::function: return {std::nullopt, binding.node, std::nullopt};
     case Binding::Kind::alias: return resolve_expression(binding.node, binding.scope, source, depth + 1);
     case Binding::Kind::other: break;
   }

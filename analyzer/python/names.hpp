@@ -44,6 +44,9 @@ struct Scope {
 struct Resolution {
   std::optional<std::string> qualified;
   Node local_function;
+  // A name bound to a constant string (`device = "cuda"`): its value, for
+  // `getattr(torch, device)`.
+  std::optional<std::string> text;
 };
 
 class NameIndex {
@@ -83,6 +86,9 @@ class NameIndex {
                           std::string_view source, int depth) const;
   Resolution resolve_binding(const Binding& binding, std::string_view source, int depth) const;
   Resolution resolve_expression(Node expression, int scope, std::string_view source, int depth) const;
+  // `getattr(X, "name")` (or a name bound to a constant string) with the
+  // builtin getattr: X's qualified name and `.name`.
+  Resolution resolve_getattr(Node call, int scope, std::string_view source, int depth) const;
 };
 
 }  // namespace oomlens::analyzer::python::detail

@@ -214,10 +214,23 @@ std::optional<Import> Script::first_import_of(std::string_view module) const {
 
 const std::vector<Call>& Script::calls() const { return names_->calls; }
 
+std::string canonical_name(std::string_view qualified) {
+  // torch/cuda/__init__.py does `from .memory import *`: the public functions
+  // of torch.cuda.memory are the same objects as torch.cuda's.
+  constexpr std::string_view kCudaMemory = "torch.cuda.memory.";
+  if (qualified.starts_with(kCudaMemory)) {
+    std::string_view rest = qualified.substr(kCudaMemory.size());
+    if (!rest.empty() && rest[0] != '_' && rest.find('.') == std::string_view::npos)
+      return std::string("torch.cuda.").append(rest);
+  }
+  return std::string(qualified);
+}
+
 std::vector<Call> Script::calls_to(std::string_view qualified) const {
   std::vector<Call> out;
+  std::string wanted = canonical_name(qualified);
   for (const Call& call : names_->calls)
-    if (call.qualified_name && *call.qualified_name == qualified) out.push_back(call);
+    if (call.qualified_name && canonical_name(*call.qualified_name) == wanted) out.push_back(call);
   return out;
 }
 

@@ -170,7 +170,8 @@ class Script {
   // --- Calls and functions
   // Every call in the file, in source order.
   const std::vector<Call>& calls() const;
-  // The calls whose callee resolves to exactly `qualified`.
+  // The calls whose callee resolves to `qualified`. Re-exports count as the same function: torch.cuda.memory.empty_cache is
+  // torch.cuda.empty_cache (canonical_name).
   std::vector<Call> calls_to(std::string_view qualified) const;
   // Every function_definition, in source order (methods and nested ones too).
   const std::vector<Function>& functions() const;
@@ -231,6 +232,10 @@ class Script {
 // the previous tree with tree-sitter's edit API, and unchanged subtrees are
 // reused. The result is the same as a fresh parse.
 Script parse_script(std::string_view source, const Script* previous = nullptr);
+
+// The name a re-exported function is known by: torch.cuda.memory.X (public
+// X) -> torch.cuda.X; any other name as it is.
+std::string canonical_name(std::string_view qualified);
 
 // The grammar's ABI version (14 for tree-sitter-python 0.21.0) and the range
 // the linked runtime accepts.

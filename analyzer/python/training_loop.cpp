@@ -66,6 +66,29 @@ std::optional<Loop> training_loop(const Script& script) {
   return std::nullopt;
 }
 
+std::vector<Loop> training_loops(const Script& script) {
+  std::vector<Loop> out;
+  std::unordered_set<const void*> seen;
+  for (const Call& call : script.calls()) {
+    if (!is_training_call(script, call)) continue;
+    for (const LoopPath& path : script.loops_reaching(call.node))
+      if (is_statement_loop(path.loop.node) && seen.insert(path.loop.node.id()).second) out.push_back(path.loop);
+  }
+  return out;
+}
+
+bool after_loop_in_own_function(const Script& script, const std::vector<Loop>& loops, Node node) {
+  auto function = script.enclosing_function(node);
+  if (!function) return false;
+  for (const Loop& loop : loops) {
+    if (loop.node.end_byte() > node.start_byte()) continue;
+    if (loop.node.start_byte() < function->body.start_byte()) continue;
+    auto owner = script.enclosing_function(loop.node);
+    if (owner && owner->node == function->node) return true;
+  }
+  return false;
+}
+
 std::optional<Loop> loop_at_line(const Script& script, std::uint32_t line) {
   std::string_view src = script.source();
   if (line == 0) return std::nullopt;

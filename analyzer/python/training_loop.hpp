@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "analyzer/python/script.hpp"
 
@@ -20,6 +21,15 @@ bool is_training_call(const Script& script, const Call& call);
 // functions of this file; outermost across those calls too, so the epoch loop
 // wins over the batch loop inside it.
 std::optional<Loop> training_loop(const Script& script);
+
+// Every `for`/`while` loop that runs a training call on every iteration
+// (directly or through functions of this file), in source order of the calls.
+std::vector<Loop> training_loops(const Script& script);
+
+// Whether `node` sits in a function (def) after one of `loops` that lies in
+// the same function's own body has finished: it then runs once per call of
+// that function, after its training phase (a teardown), not per iteration.
+bool after_loop_in_own_function(const Script& script, const std::vector<Loop>& loops, Node node);
 
 // The outermost `for`/`while` loop that runs the code on `line` (1-based) on
 // every iteration: the innermost loop whose text holds the line, then the

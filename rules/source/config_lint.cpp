@@ -47,11 +47,28 @@ std::string_view file_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool ends_with_lower(std::string_view name, std::string_view suffix) {
+  if (name.size() < suffix.size()) return false;
+  for (std::size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[name.size() - suffix.size() + i])) != suffix[i]) return false;
+  return true;
+}
+
+// A shell script's assignments: its commands', then a SLURM header's.
+std::vector<cfg::EnvAssignment> shell_and_sbatch_assignments(std::string_view text) {
+  auto out = cfg::shell_assignments(text);
+  auto header = cfg::sbatch_export_assignments(text);
+  out.insert(out.end(), std::make_move_iterator(header.begin()), std::make_move_iterator(header.end()));
+  return out;
+}
+
 std::vector<cfg::EnvAssignment> config_assignments(ConfigFileKind kind, std::string_view text) {
   switch (kind) {
-    case ConfigFileKind::shell: return cfg::shell_assignments(text);
+    case ConfigFileKind::shell: return shell_and_sbatch_assignments(text);
     case ConfigFileKind::dotenv: return cfg::dotenv_assignments(text);
     case ConfigFileKind::launch_json: return cfg::launch_json_assignments(text);
+    case ConfigFileKind::dockerfile: return cfg::dockerfile_env_assignments(text);
+    case ConfigFileKind::yaml: return cfg::yaml_env_assignments(text);
   }
   return {};
 }
@@ -60,7 +77,12 @@ std::vector<cfg::EnvAssignment> config_assignments(ConfigFileKind kind, std::str
 
 std::optional<ConfigFileKind> config_file_kind(std::string_view path) {
   std::string_view name = file_name(path);
-  if (name.ends_with(".sh") || name.ends_with(".bash")) return ConfigFileKind::shell;
+  if (name.ends_with(".sh") || name.ends_with(".bash") || name.ends_with(".sbatch") || name.ends_with(".slurm"))
+    return ConfigFileKind::shell;
+  if (name == "Dockerfile" || name.starts_with("Dockerfile.") || name == "Containerfile" ||
+      name.starts_with("Containerfile.") || ends_with_lower(name, ".dockerfile"))
+    return ConfigFileKind::dockerfile;
+  if (name.ends_with(".yaml") || name.ends_with(".yml")) return ConfigFileKind::yaml;
   if (name.ends_with(".env")) return ConfigFileKind::dotenv;  // .env, train.env
   if (name == "launch.json" && name.size() < path.size()) {
     std::string_view dir = path.substr(0, path.size() - name.size() - 1);
@@ -180,6 +202,8 @@ bool merge_into(std::string_view t, const analyzer::config::EnvAssignment& a, st
   auto r = a.value.range;
   char quote = r.end > r.begin ? t[r.begin] : '\0';
   if (kind == ConfigFileKind::launch_json) quote = '"';
+  // YAML and Dockerfile quoting differ from the shell's: only the edit above.
+  if (kind == ConfigFileKind::yaml || kind == ConfigFileKind::dockerfile) return false;
   if (next.find_first_of("\"'\\$`") != std::string::npos) return false;
   std::string text = quote == '"' || quote == '\'' ? fmt::format("{}{}{}", quote, next, quote) : shell_quoted(next);
   edits.push_back({r.begin, r.end, text});
@@ -208,7 +232,7 @@ std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option
   if (!first) return std::nullopt;
   std::vector<TextEdit> edits;
   bool covered = false, blocked = false;
-  for (const auto& a : analyzer::config::shell_assignments(t)) {
+  for (const auto& a : shell_and_sbatch_assignments(t)) {
     if (!analyzer::is_alloc_conf_variable(a.name)) continue;
     bool prefix = a.form == analyzer::config::AssignmentForm::command_prefix ||
                   a.form == analyzer::config::AssignmentForm::env_command;
@@ -231,19 +255,55 @@ std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option
   return finish(std::move(edits), option);
 }
 
-std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view option) {
-  std::vector<TextEdit> edits;
-  bool covered = false, blocked = false;
-  for (const auto& a : analyzer::config::dotenv_assignments(t)) {
+// Merges into every constant assignment; true when one covers the option.
+bool merge_all(std::string_view t, const std::vector<analyzer::config::EnvAssignment>& assignments,
+               std::string_view option, ConfigFileKind kind, std::vector<TextEdit>& edits, bool& blocked) {
+  bool covered = false;
+  for (const auto& a : assignments) {
     if (!analyzer::is_alloc_conf_variable(a.name)) continue;
-    if (a.constant && merge_into(t, a, option, ConfigFileKind::dotenv, edits)) covered = true;
+    if (a.constant && merge_into(t, a, option, kind, edits)) covered = true;
     else blocked = true;
   }
-  if (!covered && !blocked) {
-    std::string line = fmt::format("{}={}{}", kVariable, option, eol_of(t));
-    if (!t.empty() && t.back() != '\n') line = fmt::format("{}{}", eol_of(t), line);
-    edits.push_back({t.size(), t.size(), line});
+  return covered;
+}
+
+// `line` added at the end of the file, after a line end of its own if the
+// last line has none, in the file's line-end style.
+TextEdit append_line(std::string_view t, std::string_view line) {
+  std::string_view before = !t.empty() && t.back() != '\n' ? eol_of(t) : "";
+  return {t.size(), t.size(), fmt::format("{}{}{}", before, line, eol_of(t))};
+}
+
+std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view option) {
+  std::vector<TextEdit> edits;
+  bool blocked = false;
+  bool covered = merge_all(t, analyzer::config::dotenv_assignments(t), option, ConfigFileKind::dotenv, edits, blocked);
+  if (!covered && !blocked) edits.push_back(append_line(t, fmt::format("{}={}", kVariable, option)));
+  return finish(std::move(edits), option);
+}
+
+std::optional<ScriptAction> in_dockerfile(std::string_view t, std::string_view option) {
+  std::vector<TextEdit> edits;
+  bool blocked = false;
+  if (merge_all(t, analyzer::config::dockerfile_env_assignments(t), option, ConfigFileKind::dockerfile, edits,
+                blocked) ||
+      blocked)
+    return finish(std::move(edits), option);
+  // Before the first CMD/ENTRYPOINT of the last stage: the image that runs.
+  std::optional<std::size_t> at;
+  for (const auto& i : analyzer::config::dockerfile_instructions(t)) {
+    if (i.keyword == "FROM") at.reset();
+    else if (!at && (i.keyword == "CMD" || i.keyword == "ENTRYPOINT")) at = i.line_begin;
   }
+  std::string line = fmt::format("ENV {}={}", kVariable, option);
+  edits.push_back(at ? TextEdit{*at, *at, fmt::format("{}{}", line, eol_of(t))} : append_line(t, line));
+  return finish(std::move(edits), option);
+}
+
+std::optional<ScriptAction> in_yaml(std::string_view t, std::string_view option) {
+  std::vector<TextEdit> edits;
+  bool blocked = false;
+  merge_all(t, analyzer::config::yaml_env_assignments(t), option, ConfigFileKind::yaml, edits, blocked);
   return finish(std::move(edits), option);
 }
 
@@ -300,6 +360,8 @@ std::optional<ScriptAction> set_alloc_conf_in_config(ConfigFileKind kind, std::s
     case ConfigFileKind::shell: return in_shell(text, option);
     case ConfigFileKind::dotenv: return in_dotenv(text, option);
     case ConfigFileKind::launch_json: return in_launch_json(text, option);
+    case ConfigFileKind::dockerfile: return in_dockerfile(text, option);
+    case ConfigFileKind::yaml: return in_yaml(text, option);
   }
   return std::nullopt;
 }

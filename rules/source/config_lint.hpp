@@ -1,5 +1,6 @@
 // OOM303 on the files besides scripts that set the allocator configuration:
-// shell scripts, .env files and VS Code launch configurations. Positions and
+// shell scripts (SLURM batch scripts included), .env files, VS Code launch
+// configurations, Dockerfiles and Kubernetes / Compose YAML. Positions and
 // edits are in the file's bytes, exactly as for a script.
 #pragma once
 
@@ -15,10 +16,13 @@
 
 namespace oomlens::rules {
 
-enum class ConfigFileKind { shell, dotenv, launch_json };
+// The order is the fuzzer's (fuzz/source_rules_fuzzer.cpp): add at the end.
+enum class ConfigFileKind { shell, dotenv, launch_json, dockerfile, yaml };
 
-// *.sh, *.bash -> shell; .env, *.env (foo.env, .env.local is not) -> dotenv;
-// .vscode/launch.json -> launch_json. Nothing for other paths.
+// By name alone: *.sh, *.bash, *.sbatch, *.slurm -> shell; .env, *.env
+// (foo.env, .env.local is not) -> dotenv; .vscode/launch.json -> launch_json;
+// Dockerfile, Dockerfile.*, *.dockerfile, Containerfile -> dockerfile;
+// *.yaml, *.yml -> yaml. Nothing for other paths.
 std::optional<ConfigFileKind> config_file_kind(std::string_view path);
 
 // OOM303 diagnostics for every assignment of an allocator variable in the
@@ -38,6 +42,12 @@ std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_
 // - launch_json: merged into the env entry of each python/debugpy
 //   configuration, or an entry (or an `env` object) added as its first member.
 // - dotenv: merged into the existing assignments, or a line appended.
+// - dockerfile: merged into the existing ENV values, or
+//   `ENV PYTORCH_CUDA_ALLOC_CONF=<option>` added before the first CMD or
+//   ENTRYPOINT of the last stage (at the end when there is none).
+// - yaml: merged into the existing entries only (where a new entry belongs
+//   in a manifest is not for a line reader to guess): nothing when none.
+// - shell also merges into `#SBATCH --export=` values of the header.
 // Line endings and indentation are kept; edits sorted and non-overlapping.
 // Nothing (std::nullopt) when the option is already set everywhere (so a
 // second application does nothing), when the only assignments hold

@@ -1,12 +1,15 @@
-// OOM301 (its words: rules/docs/OOM301.md): torch.cuda.empty_cache() run on
-// every iteration of a loop, directly or through a function of the same file.
-// A call under a step-counter guard (`if step % N == 0`) is a deliberate
-// periodic flush: a hint, no fix.
+// OOM301 (its words: rules/docs/OOM301.md): torch.cuda.empty_cache() (or the
+// MPS / XPU one) run on every iteration of a loop, directly or through a
+// function of the same file. A call under a step-counter guard
+// (`if step % N == 0`) is a deliberate periodic flush: a hint, no fix. A call
+// that runs after the training loop of its own function (the teardown of a
+// `train()` that a sweep calls once per run) is a phase boundary: not flagged.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
+#include "analyzer/python/training_loop.hpp"
 #include "rules/source/source_rules.hpp"
 #include "rules/source/statement_edits.hpp"
 #include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
@@ -43,6 +46,24 @@ const char* loop_word(const analyzer::python::Loop& loop) {
   return "loop";
 }
 
+// The device caches a script may flush; torch.cuda.memory.empty_cache and
+// other re-exports resolve to these (Script::calls_to).
+constexpr std::string_view kEmptyCacheNames[] = {"torch.cuda.empty_cache", "torch.mps.empty_cache",
+                                                 "torch.xpu.empty_cache"};
+
+// Whether a call chain from a loop reaches the flush only after the training
+// loop of a function on the way has finished: once per call of that
+// function (once per run, fold or epoch), not once per iteration.
+bool phase_boundary(const Script& s, const Call& call, const LoopPath& path,
+                    std::optional<std::vector<analyzer::python::Loop>>& training) {
+  if (path.through.empty()) return false;
+  if (!training) training = analyzer::python::training_loops(s);
+  if (analyzer::python::after_loop_in_own_function(s, *training, call.node)) return true;
+  for (std::size_t i = 1; i < path.through.size(); ++i)  // through[0] is in the loop itself
+    if (analyzer::python::after_loop_in_own_function(s, *training, path.through[i].node)) return true;
+  return false;
+}
+
 struct Candidate {
   SourceDiagnostic diag;
   Node statement;  // null when no automatic fix
@@ -50,8 +71,15 @@ struct Candidate {
 
 void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   std::vector<Candidate> found;
-  for (const Call& call : s.calls_to("torch.cuda.empty_cache")) {
+  std::vector<std::pair<Call, std::string_view>> flushes;
+  for (std::string_view name : kEmptyCacheNames)
+    for (Call& call : s.calls_to(name)) flushes.emplace_back(std::move(call), name);
+  std::sort(flushes.begin(), flushes.end(),
+            [](const auto& a, const auto& b) { return a.first.range.begin < b.first.range.begin; });
+  std::optional<std::vector<analyzer::python::Loop>> training;  // computed when first needed
+  for (const auto& [call, name] : flushes) {
     auto paths = s.loops_reaching(call.node);
+    std::erase_if(paths, [&](const LoopPath& p) { return phase_boundary(s, call, p, training); });
     if (paths.empty()) continue;
     const LoopPath* every = nullptr;
     for (const auto& p : paths)
@@ -73,12 +101,12 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
                         p.through.front().start.line);
     if (every) {
       d.severity = Severity::warning;
-      d.message = fmt::format("`torch.cuda.empty_cache()` runs on every iteration of the {} at line {}{}",
-                              loop_word(p.loop), loop_line, via);
+      d.message = fmt::format("`{}()` runs on every iteration of the {} at line {}{}", name, loop_word(p.loop),
+                              loop_line, via);
       d.explanation = std::string(docs::OOM301::explanation);
       c.statement = statement_of_expression(s, call.node);
       Fix f;
-      f.title = "Remove the `torch.cuda.empty_cache()` call";
+      f.title = fmt::format("Remove the `{}()` call", name);
       f.kind = c.statement ? FixKind::edit : FixKind::advice;
       f.safety = c.statement ? FixSafety::safe : FixSafety::display_only;
       f.detail = c.statement ? "keeps behaviour: the allocator frees its cache and retries by itself"
@@ -86,8 +114,8 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
       d.fixes.push_back(f);
     } else {
       d.severity = Severity::hint;
-      d.message = fmt::format("`torch.cuda.empty_cache()` flushed periodically in the {} at line {}{}",
-                              loop_word(p.loop), loop_line, via);
+      d.message = fmt::format("`{}()` flushed periodically in the {} at line {}{}", name, loop_word(p.loop),
+                              loop_line, via);
       d.explanation = std::string(docs::OOM301::explanation_periodic);
     }
     found.push_back(std::move(c));

@@ -110,5 +110,55 @@ check "stdin: a .sh name is read as a shell script" eval '[ $status = 1 ] && has
 run lint - "$tmp/train.py"
 check "stdin mixed with paths: exit 2, said why" eval '[ $status = 2 ] && has "$err" "standard input"'
 
+# A file's kind from its name, extension or first lines; never Python by default.
+c=$fixtures/config
+run lint "$c/Dockerfile" "$c/job.sbatch"
+check "Dockerfile and .sbatch: OOM303 on their settings, no E999" eval '[ $status = 1 ] && ! has "$out" "E999" && has "$out" "Dockerfile:8:" && has "$out" "job.sbatch:4:" && has "$out" "job.sbatch:8:"'
+printf 'torch.cuda.empty_cache()\n' >"$tmp/notes.txt"
+run lint "$tmp/notes.txt"
+check "a file of no kind read: one note naming it and the kinds read, exit 2" eval '[ $status = 2 ] && [ -z "$out" ] && [ "$(wc -l <<<"$err")" = 1 ] && has "$err" "notes.txt: not checked" && has "$err" "Dockerfiles"'
+run lint "$tmp/notes.txt" "$tmp/train.py"
+check "a note beside a checked file: the exit status comes from the checked file" eval '[ $status = 1 ] && has "$err" "notes.txt: not checked" && has "$out" "train.py:11:5: OOM301"'
+printf '#!/usr/bin/env bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:true\npython train.py\n' >"$tmp/launch"
+run lint "$tmp/launch"
+check "a shell shebang makes a shell script" eval '[ $status = 1 ] && has "$out" "launch:2:32: OOM303"'
+# Notebooks: the code cells as one script, positions per cell, fixes into the cells only.
+n=$fixtures/notebooks
+run lint "$n/train.ipynb"
+check "notebook: cell N, line L in text" eval '[ $status = 1 ] && has "$out" "train.ipynb: cell 3, line 5, column 5: OOM301 [*]" && has "$out" "loop at cell 3, line 1"'
+run lint --format json "$n/train.ipynb"
+check "notebook json: the cell index, the line in the cell" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+d=json.loads(sys.argv[1])[\"diagnostics\"]
+assert len(d)==1 and d[0][\"cell_index\"]==2 and d[0][\"line\"]==5 and d[0][\"column\"]==5, d
+" "$out"'
+cp "$n/train.ipynb" "$tmp/train.ipynb"
+"$oomlens" lint --fix "$tmp/train.ipynb" >/dev/null 2>&1
+check "notebook --fix rewrites the changed cell only: outputs and metadata byte for byte" cmp -s "$tmp/train.ipynb" "$n/train.fixed.ipynb"
+check "notebook --fix leaves valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/train.ipynb"
+"$oomlens" lint --fix "$tmp/train.ipynb" >/dev/null 2>&1
+check "notebook --fix twice changes nothing" cmp -s "$tmp/train.ipynb" "$n/train.fixed.ipynb"
+run lint --format sarif "$n/train.ipynb"
+check "notebook sarif: the cell in properties, no file region or byte fix" eval '[ $status = 1 ] && python3 -c "
+import json,sys
+r=json.loads(sys.argv[1])[\"runs\"][0][\"results\"][0]
+loc=r[\"locations\"][0]
+assert loc[\"properties\"]=={\"cellIndex\": 2, \"cellLine\": 5, \"cellColumn\": 5}, loc
+assert \"region\" not in loc[\"physicalLocation\"] and \"fixes\" not in r, r
+" "$out"'
+printf '{"cells": [' >"$tmp/broken.ipynb"
+run lint "$tmp/broken.ipynb"
+check "a notebook that is not JSON: exit 2, named with the reason" eval '[ $status = 2 ] && has "$err" "broken.ipynb: not a Jupyter notebook"'
+mkdir -p "$tmp/deploy"
+cp "$c/k8s-job.yaml" "$c/Dockerfile" "$n/train.ipynb" "$tmp/deploy/"
+cp "$tmp/notes.txt" "$tmp/deploy/"
+run lint "$tmp/deploy"
+check "a walk reads Dockerfiles, YAML and notebooks, skips other files without a note" eval '[ $status = 1 ] && has "$out" "deploy/Dockerfile:8:" && has "$out" "deploy/k8s-job.yaml:18:" && has "$out" "deploy/train.ipynb: cell 3" && ! has "$err" "note:"'
+cp "$c/Dockerfile" "$tmp/Dockerfile"
+"$oomlens" lint --fix --unsafe-fixes "$tmp/Dockerfile" >/dev/null 2>&1
+check "--fix --unsafe-fixes on a Dockerfile: the = becomes :" eval 'grep -qx "ENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512" "$tmp/Dockerfile"'
+out=$("$oomlens" lint --fix --stdin-filename notes.txt - <"$tmp/notes.txt" 2>/dev/null); status=$?
+check "stdin --fix of no kind read: the text back unchanged, exit 2" eval '[ $status = 2 ] && [ "$out" = "torch.cuda.empty_cache()" ]'
+
 echo "lint e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,7 +2,7 @@
 # Golden tests: runs the real binary on every fixture log (and on every job
 # directory under logs/jobs/) and compares its JSON and text output with the
 # expected files beside the log (or the directory); and `oomlens lint` on the
-# fixture scripts that have an expected NAME.lint.txt.
+# fixture scripts and configuration files that have an expected NAME.lint.txt.
 #   check_goldens.sh FIXTURES_DIR            compare (CI)
 #   check_goldens.sh FIXTURES_DIR --update   rewrite the expected files; review the diff like code
 set -u
@@ -58,23 +58,41 @@ for dir in jobs/*/; do
     diff -u "$dir.txt" <(printf '%s\n' "$text_out") | head -40
   fi
 done
+# `oomlens lint FILE` (run from FILE's directory) against EXPECTED; exit 1
+# when it printed something, 0 when nothing.
+check_lint_golden() {  # check_lint_golden FILE EXPECTED LABEL
+  local out status want
+  out=$("$oomlens" lint "$1" 2>/dev/null); status=$?  # the summary line goes to stderr
+  if [ -n "$out" ]; then want=1; else want=0; fi
+  if [ "$update" = "--update" ]; then printf '%s\n' "$out" >"$2"; fi
+  if [ "$status" = "$want" ] && diff -u "$2" <(printf '%s\n' "$out") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $3 (exit $status, expected $want)"
+    diff -u "$2" <(printf '%s\n' "$out") | head -40
+  fi
+}
 # A script's lint output (scripts/NAME.py, read as `oomlens lint NAME.py` from
 # scripts/), for the scripts with scripts/NAME.lint.txt beside them: one per
 # source rule at least, so every rule has a golden that names it.
 cd ../scripts || exit 2
 for expected in *.lint.txt; do
   [ -e "$expected" ] || continue
-  script=${expected%.lint.txt}.py
-  out=$("$oomlens" lint "$script" 2>/dev/null); status=$?  # the summary line goes to stderr
-  if [ -n "$out" ]; then want=1; else want=0; fi
-  if [ "$update" = "--update" ]; then printf '%s\n' "$out" >"$expected"; fi
-  if [ "$status" = "$want" ] && diff -u "$expected" <(printf '%s\n' "$out") >/dev/null; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL scripts/$script (exit $status, expected $want)"
-    diff -u "$expected" <(printf '%s\n' "$out") | head -40
-  fi
+  check_lint_golden "${expected%.lint.txt}.py" "$expected" "scripts/${expected%.lint.txt}.py"
+done
+# The files that set the allocator (config/NAME: Dockerfiles, SLURM scripts,
+# YAML...), with config/NAME.lint.txt beside them.
+cd ../config || exit 2
+for expected in *.lint.txt; do
+  [ -e "$expected" ] || continue
+  check_lint_golden "${expected%.lint.txt}" "$expected" "config/${expected%.lint.txt}"
+done
+# Notebooks (notebooks/NAME.ipynb with notebooks/NAME.ipynb.lint.txt beside it).
+cd ../notebooks || exit 2
+for expected in *.lint.txt; do
+  [ -e "$expected" ] || continue
+  check_lint_golden "${expected%.lint.txt}" "$expected" "notebooks/${expected%.lint.txt}"
 done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -49,7 +49,11 @@ TEST_CASE("classify_document reads languageId first, then the extension") {
   CHECK(classify_document("file:///a/run.log?x=1#frag", "json") == DocumentKind::log);
   CHECK(classify_document("file:///a/train.py", "") == DocumentKind::python);
   CHECK(classify_document("file:///a/train.py", "plaintext") == DocumentKind::log);  // the user's choice wins
-  CHECK(classify_document("file:///a/config.yaml", "yaml") == DocumentKind::other);
+  // Files that may set the allocator variables: read as launch files.
+  CHECK(classify_document("file:///a/config.yaml", "yaml") == DocumentKind::config);
+  CHECK(classify_document("file:///a/Dockerfile", "dockerfile") == DocumentKind::config);
+  CHECK(classify_document("file:///a/job.sbatch", "") == DocumentKind::config);
+  CHECK(classify_document("file:///a/setup.cfg", "ini") == DocumentKind::other);
   CHECK(classify_document("file:///a.log/readme", "") == DocumentKind::other);
   CHECK(classify_document("file:///a/.log", "") == DocumentKind::other);
   CHECK(classify_document("untitled:Untitled-2", "") == DocumentKind::other);

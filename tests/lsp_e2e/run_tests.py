@@ -1745,6 +1745,33 @@ def config_files_get_allocator_checks_and_the_set_action(ctx: Ctx):
 
 
 @case
+def container_and_cluster_files_get_allocator_checks(ctx: Ctx):
+    s = ctx.started(pull=True)
+    docker = "file:///w/Dockerfile"
+    text = "FROM python:3.11\nENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb=512\nCMD [\"python\", \"train.py\"]\n"
+    open_doc(s, docker, text, language="dockerfile")
+    items = pull(s, docker)["items"]
+    eq([d["code"] for d in items], ["OOM303"], "Dockerfile diagnostics")
+    eq(items[0]["range"]["start"], {"line": 1, "character": 28}, "on the value's key")
+    params = {"textDocument": {"uri": docker}, "range": rng(0, 0, 0, 0),
+              "context": {"diagnostics": [], "only": ["source.oomlens.setAllocatorConf"]}}
+    actions = s.call_ok("textDocument/codeAction", params)
+    eq(len(actions), 1, "set allocator config offered for a Dockerfile")
+    after = apply_text_edits(text, only_document_change(actions[0]["edit"], docker, 1))
+    eq(after.splitlines()[1], "ENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb=512,expandable_segments:True",
+       "merged into the ENV value")
+    k8s = "file:///w/deploy/job.yaml"
+    open_doc(s, k8s, "spec:\n  containers:\n    - name: t\n      env:\n        - name: PYTORCH_CUDA_ALLOC_CONF\n"
+             "          value: expandable_segments:yes\n", language="yaml")
+    eq([(d["code"], d["range"]["start"]["line"]) for d in pull(s, k8s)["items"]], [("OOM303", 5)], "YAML diagnostics")
+    sbatch = "file:///w/job.sbatch"
+    open_doc(s, sbatch, "#!/bin/bash\n#SBATCH --export=ALL,PYTORCH_CUDA_ALLOC_CONF=max_split_size:64\nsrun python t.py\n",
+             language="shellscript")
+    eq([(d["code"], d["range"]["start"]["line"]) for d in pull(s, sbatch)["items"]], [("OOM303", 1)],
+       "#SBATCH --export diagnostics")
+
+
+@case
 def python_verify_action_runs_the_ab_comparison(ctx: Ctx):
     s = ctx.started(options={"allocatorOption": "garbage_collection_threshold:0.6"})
     uri = "file:///w/my%20train.py"

@@ -30,7 +30,9 @@ void check_fixture_pair(const std::string& stem) {
 
 TEST_CASE("OOM301: every fixture's fix gives its .fixed.py byte for byte, and twice changes nothing") {
   for (const char* stem : {"empty_cache_in_loop", "empty_cache_import_variants", "empty_cache_through_function",
-                           "empty_cache_periodic", "empty_cache_not_in_loop", "empty_cache_body_left_empty"})
+                           "empty_cache_periodic", "empty_cache_not_in_loop", "empty_cache_body_left_empty",
+                           "empty_cache_spellings", "empty_cache_after_training_sweep",
+                           "empty_cache_after_training_folds", "empty_cache_after_training_epoch"})
     check_fixture_pair(stem);
 }
 
@@ -106,4 +108,91 @@ TEST_CASE("lint: unified diff of a fix") {
   auto diff = unified_diff("t.py", src, fix_edits(lint(src)));
   CHECK(diff == "--- t.py\n+++ t.py\n@@ -1,4 +1,3 @@\n import torch\n for x in y:\n     a()\n-    torch.cuda.empty_cache()\n");
   CHECK(unified_diff("t.py", "x = 1\n", {}).empty());
+}
+
+namespace {
+
+// The OOM301 messages of `prelude` followed by a loop whose body is `call`.
+std::vector<std::string> messages_in_loop(std::string_view prelude, std::string_view call) {
+  std::string src = std::string(prelude) + "\nfor step in range(3):\n    " + std::string(call) + "\n";
+  std::vector<std::string> out;
+  for (const auto& d : lint(src))
+    if (d.diagnosis.code == "OOM301") out.push_back(d.diagnosis.message);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("OOM301: every spelling of a cache flush resolves to its qualified name") {
+  struct Spelling {
+    const char* prelude;
+    const char* call;
+    const char* function;  // what the message names; "" when not a flush
+  };
+  const Spelling spellings[] = {
+      {"import torch", "torch.cuda.empty_cache()", "torch.cuda.empty_cache"},
+      {"import torch", "torch.cuda.memory.empty_cache()", "torch.cuda.empty_cache"},
+      {"import torch.cuda.memory", "torch.cuda.memory.empty_cache()", "torch.cuda.empty_cache"},
+      {"from torch.cuda import memory as m", "m.empty_cache()", "torch.cuda.empty_cache"},
+      {"from torch.cuda.memory import empty_cache as flush", "flush()", "torch.cuda.empty_cache"},
+      {"import torch", "torch.mps.empty_cache()", "torch.mps.empty_cache"},
+      {"from torch import mps", "mps.empty_cache()", "torch.mps.empty_cache"},
+      {"import torch", "torch.xpu.empty_cache()", "torch.xpu.empty_cache"},
+      {"import torch", "getattr(torch, 'cuda').empty_cache()", "torch.cuda.empty_cache"},
+      {"import torch\ndevice = 'xpu'", "getattr(torch, device).empty_cache()", "torch.xpu.empty_cache"},
+      {"import torch\ndev = 'mps'\nmodule = getattr(torch, dev)", "module.empty_cache()", "torch.mps.empty_cache"},
+      {"import torch\nbackend = torch.cuda.memory", "backend.empty_cache()", "torch.cuda.empty_cache"},
+      // Not flushes, or not known to be:
+      {"import torch", "torch.cuda.memory._private()", ""},
+      {"import torch\nimport os\ndevice = os.environ['DEV']", "getattr(torch, device).empty_cache()", ""},
+      {"import torch\ndevice = 'cuda'\ndevice = 'not an attribute!'", "getattr(torch, device).empty_cache()", ""},
+      {"import torch\ndef getattr(a, b): return a", "getattr(torch, 'cuda').empty_cache()", ""},
+      {"import torch", "getattr(torch, 'cuda', None).memory_allocated()", ""},
+  };
+  for (const auto& sp : spellings) {
+    INFO(sp.prelude << " / " << sp.call);
+    auto got = messages_in_loop(sp.prelude, sp.call);
+    if (*sp.function == '\0') {
+      CHECK(got.empty());
+      continue;
+    }
+    REQUIRE(got.size() == 1);
+    std::string want = std::string("`").append(sp.function).append("()` runs on every iteration of the `for` loop");
+    CHECK(got[0].rfind(want, 0) == 0);
+  }
+}
+
+TEST_CASE("OOM301: a flush after the training loop of its own function is a phase boundary") {
+  // The sweep calls train() per generation: train()'s teardown is not flagged,
+  // the flush inside its batch loop is.
+  auto sweep = lint(read_fixture("empty_cache_after_training_sweep.py"));
+  REQUIRE(sweep.size() == 1);
+  CHECK(sweep[0].start.line == 18);
+  // Through a helper called after the loop (a fold's teardown): not flagged;
+  // a helper without a training loop of its own is.
+  auto folds = lint(read_fixture("empty_cache_after_training_folds.py"));
+  REQUIRE(folds.size() == 1);
+  CHECK(folds[0].start.line == 24);
+  auto epochs = lint(read_fixture("empty_cache_after_training_epoch.py"));
+  REQUIRE(epochs.size() == 1);
+  CHECK(epochs[0].diagnosis.message.find("through `validate()`") != std::string::npos);
+  // A loop that does not train before the flush is no phase: still flagged.
+  CHECK(lint("import torch\n"
+             "def evaluate(batches):\n"
+             "    for b in batches:\n"
+             "        b.cuda()\n"
+             "    torch.cuda.empty_cache()\n"
+             "for epoch in range(3):\n"
+             "    evaluate([])\n")
+            .size() == 1);
+  // The training loop after the flush does not count: the flush runs before it.
+  CHECK(lint("import torch\n"
+             "def train(opt, loss):\n"
+             "    torch.cuda.empty_cache()\n"
+             "    for b in range(3):\n"
+             "        loss.backward()\n"
+             "        opt.step()\n"
+             "for run in range(3):\n"
+             "    train(None, None)\n")
+            .size() == 1);
 }

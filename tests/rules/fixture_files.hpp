@@ -9,13 +9,16 @@
 
 namespace oomlens::testing {
 
-// fixtures/scripts/NAME, byte for byte (CRLF and all); fails the test when missing.
-inline std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/scripts/" + name, std::ios::binary);
+// fixtures/DIR/NAME, byte for byte (CRLF and all); fails the test when missing.
+inline std::string read_fixture_in(const std::string& dir, const std::string& name) {
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/" + dir + "/" + name, std::ios::binary);
   REQUIRE(in);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
+
+inline std::string read_fixture(const std::string& name) { return read_fixture_in("scripts", name); }
+inline std::string read_config_fixture(const std::string& name) { return read_fixture_in("config", name); }
 
 }  // namespace oomlens::testing

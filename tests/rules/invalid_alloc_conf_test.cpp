@@ -166,13 +166,7 @@ TEST_CASE("OOM303: registered, with its doc page", "[invalid_alloc_conf]") {
 
 namespace {
 
-std::string read_config(const std::string& name) {
-  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/fixtures/config/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_config(const std::string& name) { return oomlens::testing::read_config_fixture(name); }
 
 std::vector<std::string> config_lines(ConfigFileKind kind, std::string_view text) {
   std::vector<std::string> out;

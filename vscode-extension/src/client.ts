@@ -28,6 +28,11 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: "file", language: "shellscript" },
   { scheme: "file", pattern: "**/{.env,*.env}" },
   { scheme: "file", pattern: "**/.vscode/launch.json" },
+  // SLURM batch scripts, Dockerfiles, Kubernetes / Compose YAML: the server
+  // reads their allocator settings too.
+  { scheme: "file", pattern: "**/*.{sbatch,slurm}" },
+  { scheme: "file", language: "dockerfile" },
+  { scheme: "file", language: "yaml" },
 ];
 
 export function serverSettings(config: vscode.WorkspaceConfiguration): Record<string, unknown> {
