@@ -7,6 +7,7 @@
 namespace oomlens::lsp {
 
 void Server::code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply) {
+  if (!documents_.get(params.text_document.uri) && cell_code_action(params, reply)) return;
   std::string uri = params.text_document.uri;
   with_analysis(reply.request(), uri, [this, reply, params = std::move(params)](const DocumentAnalysis& a) {
     ActionContext context{client_, [this](const std::string& uri) { return documents_.get(uri); }};

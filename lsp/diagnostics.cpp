@@ -8,6 +8,7 @@ namespace oomlens::lsp {
 
 void Server::pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDiagnosticReport> reply) {
   const std::string& uri = params.text_document.uri;
+  if (!documents_.get(uri) && pull_cell_diagnostics(uri, reply)) return;
   if (!documents_.get(uri)) {
     // Not open (or closed meanwhile): nothing to report, and nothing stale.
     reply(DocumentDiagnosticReport{});
@@ -27,6 +28,10 @@ void Server::pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDia
 }
 
 void Server::publish(const DocumentAnalysis& analysis) {
+  if (notebooks_.is_notebook(analysis.doc->uri)) {
+    publish_notebook(analysis);
+    return;
+  }
   notify("textDocument/publishDiagnostics",
          PublishDiagnosticsParams{analysis.doc->uri, analysis.doc->version, analysis.diagnostics});
 }

@@ -8,6 +8,7 @@ void Server::initialize(InitializeParams params, Reply<InitializeResult> reply) 
   // A second initialize never gets here (on_request answers it).
   client_ = params.capabilities;
   documents_.set_position_encoding(client_.encoding);
+  notebooks_.set_position_encoding(client_.encoding);
   if (params.settings) apply_settings(*params.settings);
   phase_ = Phase::running;
   reply(InitializeResult{client_, OOMLENS_VERSION});

@@ -105,6 +105,69 @@ void read(json& j, DidChangeParams& out) {
 
 void read(json& j, DidCloseParams& out) { out.text_document = text_document(j); }
 
+namespace {
+
+std::vector<NotebookCellItem> notebook_cells(const json& cells) {
+  std::vector<NotebookCellItem> out;
+  for (const auto& c : cells)
+    out.push_back({member(c, "document", vt::string).get<std::string>(),
+                   member(c, "kind", vt::number_integer).get<int>() == 2});
+  return out;
+}
+
+// A TextDocumentItem as didOpen's params hold it.
+DidOpenParams text_document_item(json& item) {
+  json wrapped = {{"textDocument", std::move(item)}};
+  DidOpenParams out;
+  read(wrapped, out);
+  return out;
+}
+
+}  // namespace
+
+void read(json& j, NotebookOpenParams& out) {
+  const json& notebook = member(j, "notebookDocument", vt::object);
+  out.uri = member(notebook, "uri", vt::string).get<std::string>();
+  out.cells = notebook_cells(member(notebook, "cells", vt::array));
+  for (auto& item : member_ref(j, "cellTextDocuments", vt::array)) out.cell_documents.push_back(text_document_item(item));
+}
+
+void read(json& j, NotebookChangeParams& out) {
+  out.uri = member(member(j, "notebookDocument", vt::object), "uri", vt::string).get<std::string>();
+  json& change = member_ref(j, "change", vt::object);
+  if (!change.contains("cells") || change["cells"].is_null()) return;
+  json& cells = member_ref(change, "cells", vt::object);
+  if (cells.contains("structure") && !cells["structure"].is_null()) {
+    json& structure = member_ref(cells, "structure", vt::object);
+    const json& array = member(structure, "array", vt::object);
+    NotebookChangeParams::Splice splice;
+    splice.start = member(array, "start", vt::number_unsigned).get<std::size_t>();
+    splice.delete_count = member(array, "deleteCount", vt::number_unsigned).get<std::size_t>();
+    if (array.contains("cells") && !array["cells"].is_null()) splice.cells = notebook_cells(member(array, "cells", vt::array));
+    out.structure = std::move(splice);
+    if (structure.contains("didOpen") && !structure["didOpen"].is_null())
+      for (auto& item : member_ref(structure, "didOpen", vt::array)) out.opened.push_back(text_document_item(item));
+    if (structure.contains("didClose") && !structure["didClose"].is_null())
+      for (const auto& doc : member(structure, "didClose", vt::array))
+        out.closed.push_back(member(doc, "uri", vt::string).get<std::string>());
+  }
+  if (cells.contains("data") && !cells["data"].is_null()) out.data = notebook_cells(member(cells, "data", vt::array));
+  if (cells.contains("textContent") && !cells["textContent"].is_null())
+    for (auto& t : member_ref(cells, "textContent", vt::array)) {
+      json wrapped = {{"textDocument", member(t, "document", vt::object)},
+                      {"contentChanges", std::move(member_ref(t, "changes", vt::array))}};
+      DidChangeParams params;
+      read(wrapped, params);
+      out.text.push_back(std::move(params));
+    }
+}
+
+void read(json& j, NotebookCloseParams& out) {
+  out.uri = member(member(j, "notebookDocument", vt::object), "uri", vt::string).get<std::string>();
+  for (const auto& doc : member(j, "cellTextDocuments", vt::array))
+    out.cells.push_back(member(doc, "uri", vt::string).get<std::string>());
+}
+
 void read(json& j, DocumentDiagnosticParams& out) {
   out.text_document = text_document(j);
   if (const json* previous = optional_member(j, "previousResultId", vt::string))
@@ -238,6 +301,10 @@ void to_json(json& j, const InitializeResult& r) {
   json caps = {
       {"positionEncoding", std::string(to_string(client.encoding))},
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      // Jupyter notebooks: the Python cells, analysed in order as one script.
+      {"notebookDocumentSync",
+       {{"notebookSelector",
+         {{{"notebook", {{"notebookType", "jupyter-notebook"}}}, {"cells", {{{"language", "python"}}}}}}}}},
       {"hoverProvider", true},
       {"executeCommandProvider",
        {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kVerify, kShowFix,

@@ -153,6 +153,40 @@ struct DidCloseParams {
   TextDocumentIdentifier text_document = {};
 };
 
+// ---- Notebook synchronization (LSP 3.17) --------------------------------------
+
+// A cell of a notebook: its text document, and whether it is code (kind 2).
+struct NotebookCellItem {
+  std::string uri = {};
+  bool code = false;
+};
+
+struct NotebookOpenParams {
+  std::string uri = {};
+  std::vector<NotebookCellItem> cells = {};
+  std::vector<DidOpenParams> cell_documents = {};
+};
+
+struct NotebookChangeParams {
+  std::string uri = {};
+  // change.cells.structure: cells replaced at `start` (deleteCount of them)
+  struct Splice {
+    std::size_t start = 0;
+    std::size_t delete_count = 0;
+    std::vector<NotebookCellItem> cells = {};
+  };
+  std::optional<Splice> structure = {};
+  std::vector<DidOpenParams> opened = {};  // structure.didOpen
+  std::vector<std::string> closed = {};    // structure.didClose
+  std::vector<NotebookCellItem> data = {};  // cells.data: a cell's kind changed
+  std::vector<DidChangeParams> text = {};  // cells.textContent
+};
+
+struct NotebookCloseParams {
+  std::string uri = {};
+  std::vector<std::string> cells = {};  // cellTextDocuments
+};
+
 // ---- Diagnostics -------------------------------------------------------------
 
 struct DocumentDiagnosticParams {
@@ -308,6 +342,9 @@ void read(nlohmann::json& j, DidChangeConfigurationParams& out);
 void read(nlohmann::json& j, DidOpenParams& out);
 void read(nlohmann::json& j, DidChangeParams& out);
 void read(nlohmann::json& j, DidCloseParams& out);
+void read(nlohmann::json& j, NotebookOpenParams& out);
+void read(nlohmann::json& j, NotebookChangeParams& out);
+void read(nlohmann::json& j, NotebookCloseParams& out);
 void read(nlohmann::json& j, DocumentDiagnosticParams& out);
 void read(nlohmann::json& j, HoverParams& out);
 void read(nlohmann::json& j, CodeActionParams& out);

@@ -1,7 +1,7 @@
 // The analyses of documents: every version is analysed off the protocol
 // thread, one at a time per document; a newer version cancels the older
-// analysis and the requests that waited for it get ContentModified (a pull
-// superseded by a settings change: ServerCancelled, asking to pull again).
+// analysis and the requests that waited for it get ContentModified (after a
+// settings change, the same text's new analysis answers them).
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,19 +15,15 @@ namespace oomlens::lsp {
 void Server::schedule_analysis(const DocumentSnapshot& doc) {
   AnalysisSlot& slot = analyses_[doc->uri];
   if (slot.cancel) slot.cancel->store(true);
-  // Requests waiting for an older analysis will never get it. When the text
-  // is the same (the settings changed), a pull of diagnostics is asked again
-  // (LSP 3.17: ServerCancelled with retriggerRequest), since a client that
-  // does not re-pull on refresh would otherwise show nothing; after an edit
-  // the client pulls for the new version itself.
+  // Requests waiting for an older version will never get it. The same text
+  // analysed again (the settings changed) answers them instead: a pull
+  // failed here would leave a client that does not re-pull on refresh with
+  // no diagnostics at all, and the newer analysis is the better answer.
   const bool same_text = slot.version == doc->version && slot.serial != 0;
-  for (auto& [p, then] : slot.waiting) {
-    if (same_text && p->method == "textDocument/diagnostic")
-      reply_error(p, ServerCancelled, "superseded by a newer analysis", nlohmann::json{{"retriggerRequest", true}});
-    else
-      reply_error(p, ContentModified, "the document changed");
+  if (!same_text) {
+    for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
+    slot.waiting.clear();
   }
-  slot.waiting.clear();
   slot.version = doc->version;
   slot.serial = ++analysis_serial_;
   slot.ready.reset();

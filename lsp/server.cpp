@@ -87,6 +87,9 @@ void Server::bind_methods() {
   binder_.notification("textDocument/didChange", this, &Server::did_change);
   binder_.notification("textDocument/didClose", this, &Server::did_close);
   binder_.notification("textDocument/didSave", this, &Server::did_save);
+  binder_.notification("notebookDocument/didOpen", this, &Server::notebook_did_open);
+  binder_.notification("notebookDocument/didChange", this, &Server::notebook_did_change);
+  binder_.notification("notebookDocument/didClose", this, &Server::notebook_did_close);
   binder_.notification("workspace/didChangeConfiguration", this, &Server::did_change_configuration);
 }
 

@@ -19,6 +19,7 @@
 #include "lsp/capabilities.hpp"
 #include "lsp/document_analysis.hpp"
 #include "lsp/documents.hpp"
+#include "lsp/notebooks.hpp"
 #include "lsp/jsonrpc.hpp"
 #include "lsp/protocol.hpp"
 
@@ -116,6 +117,16 @@ class Server {
   void copy_verification(nlohmann::json& args, const CommandReply& reply);
   void run_verification(nlohmann::json& args, const CommandReply& reply);
   void verify(nlohmann::json& args, const CommandReply& reply);
+
+  // Notebooks (notebook_sync.cpp): the code cells as one script under the notebook's URI.
+  void notebook_did_open(NotebookOpenParams params);
+  void notebook_did_change(NotebookChangeParams params);
+  void notebook_did_close(NotebookCloseParams params);
+  void open_notebook_script(const std::string& uri, std::string text);
+  void publish_notebook(const DocumentAnalysis& analysis);
+  // For a cell's URI: answered from its notebook's script (true), else false.
+  bool pull_cell_diagnostics(const std::string& cell, Reply<DocumentDiagnosticReport> reply);
+  bool cell_code_action(CodeActionParams& params, const Reply<std::vector<CodeActionItem>>& reply);
   void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
   void show_fix(nlohmann::json& args, const CommandReply& reply);
 
@@ -133,6 +144,8 @@ class Server {
   ClientCapabilities client_;
   Settings settings_;
   DocumentStore documents_;
+  Notebooks notebooks_;
+  std::map<std::string, std::int64_t> notebook_script_versions_;
 
   std::map<std::string, PendingPtr> pending_;  // by serialized id
   std::map<std::string, std::function<void(const Response&)>> outgoing_;  // our requests, by id

@@ -33,6 +33,10 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: "file", pattern: "**/*.{sbatch,slurm}" },
   { scheme: "file", language: "dockerfile" },
   { scheme: "file", language: "yaml" },
+  // Jupyter notebooks' Python cells: the server syncs them as notebooks
+  // (notebookDocumentSync) and analyses the code cells in order, as one
+  // script; this filter lets its code actions reach the cells.
+  { notebook: "jupyter-notebook", language: "python" },
 ];
 
 export function serverSettings(config: vscode.WorkspaceConfiguration): Record<string, unknown> {
