@@ -19,8 +19,14 @@ using Result = snap::Expected<snap::Snapshot, SnapshotFileError>;
 SnapshotFileError unreadable(std::string reason) { return {SnapshotFileError::Kind::unreadable, std::move(reason)}; }
 
 // The front ends show the analysis, which replays the whole trace (its
-// peaks, and which blocks are older than it).
-snap::ReadOptions read_options() { return {}; }
+// peaks, and which blocks are older than it): every entry is kept as a
+// compact event, and whole only the oom entries the verdict reads.
+snap::ReadOptions read_options() {
+  snap::ReadOptions options;
+  options.keep_full_trace = false;
+  options.keep_trace_events = true;
+  return options;
+}
 
 Result parsed(snap::Expected<snap::Snapshot, snap::SnapshotError> result) {
   if (!result) return SnapshotFileError{SnapshotFileError::Kind::refused, result.error().message};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <unordered_map>
 
 namespace oomlens::analyzer::snapshot {
@@ -21,8 +22,9 @@ bool drops_segment(TraceAction a) { return a == TraceAction::segment_free || a =
 // One device's trace and end state, replayed.
 class DeviceReplay {
  public:
-  DeviceReplay(const Snapshot& snapshot, std::int64_t device, const ReplayOptions& options, bool any_frames)
-      : snapshot_(snapshot), trace_(snapshot.device_traces[static_cast<std::size_t>(device)]), options_(options) {
+  DeviceReplay(const Snapshot& snapshot, std::int64_t device, std::span<const TraceEvent> trace,
+               const std::vector<FrameList>& stacks, const ReplayOptions& options, bool any_frames)
+      : snapshot_(snapshot), trace_(trace), stacks_(stacks), options_(options) {
     timeline_.device = device;
     timeline_.entries = trace_.size();
     recording_.any_frames = any_frames;
@@ -40,6 +42,7 @@ class DeviceReplay {
   }
 
  private:
+  const FrameList& frames_of(std::size_t i) const { return stacks_[trace_[i].stack]; }
   std::int64_t time_at(std::size_t entries) const { return trace_[entries ? entries - 1 : 0].time_us; }
 
   // Allocated and reserved relative to the start, their peaks, the curve,
@@ -53,7 +56,7 @@ class DeviceReplay {
     curve_[0] = {0, 0};  // the start, before the first entry
     i64 allocated = 0, reserved = 0, best_allocated = 0, best_reserved = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const TraceEntry& e = trace_[i];
+      const TraceEvent& e = trace_[i];
       apply(i, allocated, reserved, live_, &freed_unseen_);
       if (e.action == TraceAction::oom) last_oom_ = i;
       if (allocated > best_allocated) best_allocated = allocated, peak_allocated_at_ = i + 1;
@@ -70,7 +73,7 @@ class DeviceReplay {
   // than the trace: its entry's size leaves allocated memory all the same.
   void apply(std::size_t i, i64& allocated, i64& reserved, std::unordered_map<u64, std::size_t>& live,
              std::vector<std::size_t>* freed_unseen) const {
-    const TraceEntry& e = trace_[i];
+    const TraceEvent& e = trace_[i];
     if (e.action == TraceAction::alloc) {
       auto [it, inserted] = live.try_emplace(e.addr, i);
       if (!inserted) {  // allocated twice without a free between: the entry freeing it was lost
@@ -132,9 +135,9 @@ class DeviceReplay {
     for (std::size_t i = 0; i < entries; ++i) apply(i, allocated, reserved, live, nullptr);
     std::vector<LiveBlock> blocks;
     blocks.reserve(live.size());
-    for (const auto& [address, i] : live) blocks.push_back({address, trace_[i].size, trace_[i].frames, trace_[i].time_us, false});
+    for (const auto& [address, i] : live) blocks.push_back({address, trace_[i].size, frames_of(i), trace_[i].time_us, false});
     for (std::size_t i : freed_unseen_)
-      if (i >= entries) blocks.push_back({trace_[i].addr, trace_[i].size, trace_[i].frames, 0, true});
+      if (i >= entries) blocks.push_back({trace_[i].addr, trace_[i].size, frames_of(i), 0, true});
     for (const Block* b : older_) blocks.push_back({b->address, traced_size(*b), b->frames, 0, true});
 
     TraceMoment m;
@@ -158,7 +161,8 @@ class DeviceReplay {
   }
 
   const Snapshot& snapshot_;
-  const std::vector<TraceEntry>& trace_;
+  std::span<const TraceEvent> trace_;
+  const std::vector<FrameList>& stacks_;
   const ReplayOptions& options_;
   DeviceTimeline timeline_;
   StackRecording recording_;
@@ -182,11 +186,35 @@ bool looks_like_ring_limit(std::size_t entries) {
 std::vector<DeviceTimeline> replay_traces(const Snapshot& snapshot, const ReplayOptions& options) {
   std::vector<DeviceTimeline> timelines;
   const bool frames = any_frames(snapshot);
-  for (std::size_t d = 0; d < snapshot.device_traces.size(); ++d) {
+  auto length = [&](std::size_t d, std::size_t kept) {
+    return d < snapshot.trace_lengths.size() ? snapshot.trace_lengths[d] : kept;
+  };
+  for (std::size_t d = 0; d < std::max(snapshot.device_traces.size(), snapshot.trace_events.size()); ++d) {
+    const auto device = static_cast<std::int64_t>(d);
+    if (d < snapshot.trace_events.size() && !snapshot.trace_events[d].empty() &&
+        snapshot.trace_events[d].size() == length(d, snapshot.trace_events[d].size())) {
+      timelines.push_back(
+          DeviceReplay(snapshot, device, snapshot.trace_events[d], snapshot.trace_stacks, options, frames).run());
+      continue;
+    }
+    // A trace read whole as TraceEntry: made compact for the replay.
+    if (d >= snapshot.device_traces.size()) continue;
     const auto& trace = snapshot.device_traces[d];
-    const bool whole = d >= snapshot.trace_lengths.size() || snapshot.trace_lengths[d] == trace.size();
-    if (trace.empty() || !whole) continue;
-    timelines.push_back(DeviceReplay(snapshot, static_cast<std::int64_t>(d), options, frames).run());
+    if (trace.empty() || length(d, trace.size()) != trace.size()) continue;
+    std::vector<FrameList> stacks{std::make_shared<const std::vector<Frame>>()};
+    std::unordered_map<const std::vector<Frame>*, std::uint32_t> index;
+    std::vector<TraceEvent> events;
+    events.reserve(trace.size());
+    for (const TraceEntry& e : trace) {
+      std::uint32_t stack = 0;
+      if (e.frames && !e.frames->empty()) {
+        auto [it, inserted] = index.try_emplace(e.frames.get(), static_cast<std::uint32_t>(stacks.size()));
+        if (inserted) stacks.push_back(e.frames);
+        stack = it->second;
+      }
+      events.push_back({e.addr, e.size, e.time_us, stack, e.action});
+    }
+    timelines.push_back(DeviceReplay(snapshot, device, events, stacks, options, frames).run());
   }
   return timelines;
 }

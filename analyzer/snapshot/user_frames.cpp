@@ -90,6 +90,8 @@ bool any_frames(const Snapshot& snapshot) {
   for (const auto& trace : snapshot.device_traces)
     for (const TraceEntry& entry : trace)
       if (entry.frames && !entry.frames->empty()) return true;
+  for (const FrameList& frames : snapshot.trace_stacks)
+    if (frames && !frames->empty()) return true;
   return false;
 }
 

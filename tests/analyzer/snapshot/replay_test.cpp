@@ -140,3 +140,38 @@ TEST_CASE("replay: synthetic traces", "[snapshot][replay]") {
     CHECK(t.at_oom->allocated == 80 * kMiB);
   }
 }
+
+TEST_CASE("replay: compact trace events replay as the whole trace does", "[snapshot][replay]") {
+  std::string name = GENERATE("cpp_stacks_p4", "ring_overflow_p2", "no_oom_p5", "fragmentation_torch_jit_p2");
+  INFO(name);
+  std::string bytes = oomlens::analyzer::snapshot::testing::read_fixture(name + ".pickle");
+  ReadOptions compact_options;
+  compact_options.keep_full_trace = false;
+  compact_options.keep_trace_events = true;
+  auto compact = parse_snapshot(std::string_view(bytes), compact_options);
+  REQUIRE(compact);
+  const Snapshot full = snapshot_fixture(name + ".pickle");
+  REQUIRE(compact->trace_events.size() == full.device_traces.size());
+  for (std::size_t d = 0; d < full.device_traces.size(); ++d) CHECK(compact->trace_events[d].size() == full.device_traces[d].size());
+  const auto a = replay_traces(full), b = replay_traces(*compact);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].entries == b[i].entries);
+    CHECK(a[i].before_trace_bytes == b[i].before_trace_bytes);
+    CHECK(a[i].unaccounted_bytes == b[i].unaccounted_bytes);
+    CHECK(a[i].peak_allocated.entries == b[i].peak_allocated.entries);
+    CHECK(a[i].peak_allocated.allocated == b[i].peak_allocated.allocated);
+    CHECK(a[i].peak_reserved.reserved == b[i].peak_reserved.reserved);
+    CHECK(a[i].at_oom.has_value() == b[i].at_oom.has_value());
+    REQUIRE(a[i].peak_allocated.top_sites.size() == b[i].peak_allocated.top_sites.size());
+    for (std::size_t s = 0; s < a[i].peak_allocated.top_sites.size(); ++s) {
+      CHECK(a[i].peak_allocated.top_sites[s].bytes == b[i].peak_allocated.top_sites[s].bytes);
+      CHECK(a[i].peak_allocated.top_sites[s].folded == b[i].peak_allocated.top_sites[s].folded);
+    }
+    CHECK(a[i].curve.size() == b[i].curve.size());
+  }
+  // The analysis names the same causes for blocks without a stack.
+  const Analysis x = analyze(full), y = analyze(*compact);
+  REQUIRE(x.top_sites.size() == y.top_sites.size());
+  for (std::size_t s = 0; s < x.top_sites.size(); ++s) CHECK(x.top_sites[s].missing == y.top_sites[s].missing);
+}
