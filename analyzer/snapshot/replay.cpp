@@ -16,6 +16,12 @@ using i64 = std::int64_t;
 // same currency so the two ends can be compared.
 u64 traced_size(const Block& block) { return block.requested_size.value_or(block.size); }
 
+// Sums that wrap instead of overflowing: a hostile trace may hold sizes near
+// 2^64, and its figures may then be wrong but never undefined.
+i64 plus(i64 a, std::uint64_t b) { return static_cast<i64>(static_cast<u64>(a) + b); }
+i64 minus(i64 a, std::uint64_t b) { return static_cast<i64>(static_cast<u64>(a) - b); }
+i64 plus(i64 a, i64 b) { return plus(a, static_cast<u64>(b)); }
+
 bool adds_segment(TraceAction a) { return a == TraceAction::segment_alloc || a == TraceAction::segment_map; }
 bool drops_segment(TraceAction a) { return a == TraceAction::segment_free || a == TraceAction::segment_unmap; }
 
@@ -77,22 +83,22 @@ class DeviceReplay {
     if (e.action == TraceAction::alloc) {
       auto [it, inserted] = live.try_emplace(e.addr, i);
       if (!inserted) {  // allocated twice without a free between: the entry freeing it was lost
-        allocated -= static_cast<i64>(trace_[it->second].size);
+        allocated = minus(allocated, trace_[it->second].size);
         it->second = i;
       }
-      allocated += static_cast<i64>(e.size);
+      allocated = plus(allocated, e.size);
     } else if (e.action == TraceAction::free_requested) {
       if (auto it = live.find(e.addr); it != live.end()) {
-        allocated -= static_cast<i64>(trace_[it->second].size);
+        allocated = minus(allocated, trace_[it->second].size);
         live.erase(it);
       } else {
         if (freed_unseen) freed_unseen->push_back(i);
-        allocated -= static_cast<i64>(e.size);
+        allocated = minus(allocated, e.size);
       }
     } else if (adds_segment(e.action)) {
-      reserved += static_cast<i64>(e.size);
+      reserved = plus(reserved, e.size);
     } else if (drops_segment(e.action)) {
-      reserved -= static_cast<i64>(e.size);
+      reserved = minus(reserved, e.size);
     }
   }
 
@@ -115,14 +121,14 @@ class DeviceReplay {
     for (std::size_t i : freed_unseen_) timeline_.before_trace_bytes += trace_[i].size;
     timeline_.before_trace_blocks = older_.size() + freed_unseen_.size();
     std::sort(timeline_.older_than_trace.begin(), timeline_.older_than_trace.end());
-    rebuilt_end = static_cast<u64>(static_cast<i64>(timeline_.before_trace_bytes) + delta_allocated_);
-    timeline_.unaccounted_bytes = static_cast<i64>(end_allocated) - static_cast<i64>(rebuilt_end);
-    start_reserved_ = static_cast<i64>(end_reserved) - delta_reserved_;
+    rebuilt_end = timeline_.before_trace_bytes + static_cast<u64>(delta_allocated_);
+    timeline_.unaccounted_bytes = static_cast<i64>(end_allocated - rebuilt_end);
+    start_reserved_ = static_cast<i64>(end_reserved - static_cast<u64>(delta_reserved_));
     timeline_.overflow_suspected = timeline_.before_trace_blocks > 0 && looks_like_ring_limit(trace_.size());
     recording_.overflow_suspected = timeline_.overflow_suspected;
     for (const auto& [allocated, reserved] : curve_)
-      timeline_.curve.push_back({clamp(static_cast<i64>(timeline_.before_trace_bytes) + allocated),
-                                 clamp(start_reserved_ + reserved)});
+      timeline_.curve.push_back({clamp(plus(allocated, timeline_.before_trace_bytes)),
+                                 clamp(plus(start_reserved_, reserved))});
   }
 
   static u64 clamp(i64 v) { return v > 0 ? static_cast<u64>(v) : 0; }
@@ -143,7 +149,7 @@ class DeviceReplay {
     TraceMoment m;
     m.entries = entries;
     m.time_us = time_us;
-    m.reserved = clamp(start_reserved_ + reserved);
+    m.reserved = clamp(plus(start_reserved_, reserved));
     m.live_blocks = blocks.size();
     for (const LiveBlock& b : blocks) m.allocated += b.size;
     if (!with_sites) return m;

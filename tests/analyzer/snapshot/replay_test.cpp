@@ -175,3 +175,18 @@ TEST_CASE("replay: compact trace events replay as the whole trace does", "[snaps
   REQUIRE(x.top_sites.size() == y.top_sites.size());
   for (std::size_t s = 0; s < x.top_sites.size(); ++s) CHECK(x.top_sites[s].missing == y.top_sites[s].missing);
 }
+
+TEST_CASE("replay: sizes near 2^64 wrap, never overflow", "[snapshot][replay]") {
+  Snapshot s;
+  s.device_traces.resize(1);
+  const std::uint64_t huge = ~std::uint64_t{0} - 5;
+  for (int i = 0; i < 4; ++i) {
+    s.device_traces[0].push_back(entry(TraceAction::segment_alloc, 1u << 20, huge));
+    s.device_traces[0].push_back(entry(TraceAction::alloc, static_cast<std::uint64_t>(i) << 30, huge));
+  }
+  s.device_traces[0].push_back(entry(TraceAction::free_requested, 99, huge));
+  auto timelines = replay_traces(s);
+  REQUIRE(timelines.size() == 1);
+  CHECK(timelines[0].entries == 9);
+  CHECK(timelines[0].before_trace_blocks == 1);
+}
