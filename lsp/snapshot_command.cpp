@@ -121,12 +121,21 @@ std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analys
                          sz(d.active), sz(d.inactive), sz(d.inactive_split), d.fragmentation * 100,
                          sz(d.largest_free_block), d.segments);
   }
-  for (const auto& t : a.timelines)
-    out += fmt::format("\nTrace of device {}: peak allocated **{}** after entry {} of {}, peak reserved **{}**{}\n",
+  for (const auto& t : a.timelines) {
+    out += fmt::format("\nTrace of device {}: peak allocated **{}** after entry {} of {}, peak reserved **{}**{}{}\n",
                        t.device, sz(t.peak_allocated.allocated), t.peak_allocated.entries, t.entries,
                        sz(t.peak_reserved.reserved),
+                       t.at_oom ? fmt::format("; {} allocated at the OOM", sz(t.at_oom->allocated)) : std::string(),
                        t.before_trace_blocks ? fmt::format("; {} allocated before the trace begins", sz(t.before_trace_bytes))
                                              : std::string());
+    if (!t.peak_allocated.top_sites.empty()) {
+      out += "\nAt the peak:\n\n";
+      for (const auto& s : t.peak_allocated.top_sites) {
+        out += fmt::format("- **{}** in {} block{}\n", sz(s.bytes), s.count, s.count == 1 ? "" : "s");
+        frames_markdown(out, s.frames, &s.folded, s.missing, 1, "   ");
+      }
+    }
+  }
   if (!a.top_sites.empty()) {
     out += "\n#### Top allocation sites (live blocks)\n\n";
     std::size_t rank = 0;

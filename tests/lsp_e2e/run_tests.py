@@ -1508,7 +1508,10 @@ def execute_analyze_snapshot_matches_the_cli(ctx: Ctx):
     check("**8.00 GiB** in 2 blocks\n   - `/home/user/llm/model.py:21` in `build_model`" in md, f"user frame leads: {md}")
     check("+ 8 C++ and 1 framework frames folded" in md and "torch::unwind" not in md, "C++ frames folded")
     check("(no stack recorded: allocated before the trace begins" in md, "the missing stack's cause")
-    check("peak allocated **24.00 GiB** after entry 10 of 77" in md, "the peak from the trace")
+    check("peak allocated **24.00 GiB** after entry 10 of 77" in md and "12.00 GiB allocated at the OOM" in md,
+          "the peak and the OOM from the trace")
+    check("At the peak:\n\n- **12.00 GiB** in 3 blocks\n   - `/home/user/llm/model.py:88` in `forward`" in md,
+          "what was alive at the peak, by user frame")
 
 
 @case
