@@ -92,8 +92,18 @@ std::string timeline_svg(const snap::DeviceTimeline& t) {
                      "allocated {} after entry {}</title></line>\n",
                      px, kTop, px, kTop + kHeight, analyzer::format_size(t.peak_allocated.allocated),
                      t.peak_allocated.entries);
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">peak {}</text>\n", px + 4, y(t.peak_allocated.allocated) + 12,
+  // The label sits left of the marker when the peak is in the right half.
+  const bool left = px > kLeft + kWidth / 2;
+  const double lx = left ? px - 4 : px + 4, ly = y(t.peak_allocated.allocated) + 12;
+  const char* anchor = left ? " text-anchor=\"end\"" : "";
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>peak {}</text>\n", lx, ly, anchor,
                      analyzer::format_size(t.peak_allocated.allocated));
+  // The sites holding most of it, by the user's frame, under the label.
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, t.peak_allocated.top_sites.size()); ++i) {
+    const auto& site = t.peak_allocated.top_sites[i];
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{} {}</text>\n", lx, ly + 14 * static_cast<double>(i + 1),
+                       anchor, analyzer::format_size(site.bytes), html_escape(frame_label(site.frames)));
+  }
   if (t.at_oom) {
     const double ox = x(point_of(t.at_oom->entries + 1));
     out += fmt::format("<line class=\"tl-oom\" x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\"><title>out of "

@@ -150,7 +150,8 @@ check "ring buffer overflow named" eval '[ $status = 0 ] && has "$out" "1000 ent
 run snapshot --format html "$snaps/cpp_stacks_p4.pickle"
 check "html: timeline SVG with peak and OOM, folded frames in details" eval '[ $status = 0 ] && no_outside "$out" &&
   has "$out" "aria-label=\"memory over the trace, device 0\"" && has "$out" "class=\"tl-peak\"" && has "$out" "class=\"tl-oom\"" &&
-  has "$out" "<details><summary>+ 8 C++ and 1 framework frames folded: all 12 frames</summary>" && has "$out" "<li><b>6.00 GiB</b> model.py:21 build_model</li>"'
+  has "$out" "<details><summary>+ 8 C++ and 1 framework frames folded: all 12 frames</summary>" && has "$out" "<li><b>6.00 GiB</b> model.py:21 build_model</li>" &&
+  has "$out" "<text x=\"149.8\" y=\"48.3\">12.00 GiB model.py:88 forward</text>"'
 
 # JSON and gzip-compressed snapshots read to the same analysis as the pickle.
 want_json=$("$oomlens" snapshot --format json "$snaps/cpp_stacks_p4.pickle" 2>/dev/null)
