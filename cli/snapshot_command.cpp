@@ -4,11 +4,14 @@
 #include <charconv>
 #include <iostream>
 #include <optional>
+#include <tuple>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
 #include "analyzer/snapshot/analysis.hpp"
+#include "analyzer/snapshot/compare.hpp"
 #include "cli/commands.hpp"
+#include "cli/snapshot_text.hpp"
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
@@ -22,16 +25,27 @@ constexpr const char* kAbout = R"(Reads a PyTorch memory snapshot (torch.cuda.me
 without executing anything inside it, and shows per device the reserved,
 allocated and free memory, the fragmentation, the OOM recorded in the trace
 with its verdict (fragmentation, capacity, external, limit) and the arithmetic,
-a map of the segments, and the allocation sites holding the most memory.
---format html writes one self-contained page (inline SVG and CSS, no scripts).
+a map of the segments, and the allocation sites holding the most memory, each
+stack led by the innermost frame of your own code (C++ and framework frames
+folded; --all-frames shows them). The trace is replayed: the peaks of
+allocated and reserved memory, what was alive then and at the OOM, and a
+sparkline of the curve. --format html writes one self-contained page (inline
+SVG and CSS, no scripts) with the curve drawn.
+
+--compare A B puts two runs side by side: peaks, reserved, fragmentation, the
+top sites and the sites that grew or shrank most. FILE may be a folder of
+per-rank snapshots (rank0.pickle, ... or one folder per rank): a table per
+rank, the rank with the highest peak and the imbalance.
 
 Exit status: 0 when the snapshot was analysed, 2 when it cannot be read or is
 refused (the reason on stderr).)";
 
 struct Options {
   std::string path;
+  std::vector<std::string> compare;  // --compare A B
   std::string format = "text";
   snap::AnalysisOptions analysis;
+  SnapshotTextStyle text;
 };
 
 // "79.19 GiB" or a count of bytes; nothing for anything else or zero.
@@ -46,123 +60,90 @@ std::optional<std::uint64_t> device_total(const std::string& s) {
   return bytes;
 }
 
-constexpr std::size_t kMapSegments = 40;
-constexpr std::size_t kMapWidth = 48;
-
-std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
-
-// One segment as a bar of kMapWidth cells: each cell shows the state holding
-// most of its bytes (█ allocated, ▒ pending free, ░ free).
-std::string segment_bar(const snap::Segment& segment) {
-  std::string bar;
-  if (segment.total_size == 0) return bar;
-  const double cell = static_cast<double>(segment.total_size) / kMapWidth;
-  for (std::size_t c = 0; c < kMapWidth; ++c) {
-    double lo = cell * static_cast<double>(c), hi = lo + cell;
-    double used = 0, pending = 0, free = 0;
-    double offset = 0;
-    for (const auto& b : segment.blocks) {
-      double start = offset, end = offset + static_cast<double>(b.size);
-      offset = end;
-      double overlap = std::min(end, hi) - std::max(start, lo);
-      if (overlap <= 0) continue;
-      if (b.state == snap::BlockState::active_allocated) used += overlap;
-      else if (b.state == snap::BlockState::active_pending_free) pending += overlap;
-      else free += overlap;
-    }
-    bar += used >= pending && used >= free ? "█" : pending >= free ? "▒" : "░";
-  }
-  return bar;
+// Reads and parses a snapshot, or says why not on stderr.
+std::optional<snap::Snapshot> read_or_report(const std::string& path) {
+  auto snapshot = report::read_snapshot_file(path);
+  if (snapshot) return std::move(*snapshot);
+  const auto& e = snapshot.error();
+  if (e.kind == report::SnapshotFileError::Kind::unreadable)
+    std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << e.reason << "\n";
+  else
+    std::cerr << "oomlens snapshot: error: " << path << ": " << e.reason << "\n";
+  return std::nullopt;
 }
 
-void print_frames(std::ostream& out, const snap::FrameList& frames, std::size_t max, const char* indent) {
-  if (!frames || frames->empty()) {
-    out << indent << "(no stack recorded)\n";
-    return;
-  }
-  std::size_t n = std::min(max, frames->size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& f = (*frames)[i];
-    out << indent << f.filename << ":" << f.line << " " << f.name << "\n";
-  }
-  if (frames->size() > n) out << indent << "... " << frames->size() - n << " more frames\n";
+// Every site of a run, for matching against the other run's.
+snap::Analysis analyze_all_sites(const snap::Snapshot& snapshot, snap::AnalysisOptions options) {
+  options.top_sites = static_cast<std::size_t>(-1);
+  return snap::analyze(snapshot, options);
 }
 
-void print_text(std::ostream& out, const std::string& path, const snap::Snapshot& snapshot, const snap::Analysis& a) {
-  out << "snapshot " << path << (snapshot.legacy ? " (PyTorch 1.13 format: no trace, no settings)" : "") << "\n";
-  if (a.devices.empty()) out << "\nno segments: nothing was reserved when the snapshot was taken\n";
-  for (const auto& d : a.devices) {
-    out << "\ndevice " << d.device << "\n";
-    out << fmt::format("  reserved        {:>12}  in {} segment{}, {} block{}\n", sz(d.reserved), d.segments,
-                       d.segments == 1 ? "" : "s", d.blocks, d.blocks == 1 ? "" : "s");
-    out << fmt::format("  allocated       {:>12}\n", sz(d.allocated));
-    out << fmt::format("  active          {:>12}  (allocated + freed awaiting stream events)\n", sz(d.active));
-    out << fmt::format("  inactive        {:>12}  (free, cached)\n", sz(d.inactive));
-    out << fmt::format("  inactive split  {:>12}  (free in segments holding live blocks)\n", sz(d.inactive_split));
-    out << fmt::format("  fragmentation   {:>11.1f}%  (inactive split / reserved)\n", d.fragmentation * 100);
-    for (const auto& p : d.pools)
-      out << fmt::format("  largest free    {:>12}  in the {} pool ({} segment{}, {} free)\n", sz(p.largest_free_block),
-                         p.pool, p.segments, p.segments == 1 ? "" : "s", sz(p.free_bytes));
+int compare(const Options& o) {
+  const std::string &path_a = o.compare[0], &path_b = o.compare[1];
+  snap::Analysis a, b;
+  {  // one model in memory at a time: only the analyses are kept
+    auto snapshot = read_or_report(path_a);
+    if (!snapshot) return kExitUsage;
+    a = analyze_all_sites(*snapshot, o.analysis);
   }
-  if (a.oom) {
-    const auto& o = *a.oom;
-    out << "\nout of memory on device " << o.device << ": " << analyzer::to_string(o.verdict.cls) << "\n";
-    out << "  requested        " << sz(o.requested) << "\n";
-    out << "  device free      " << (o.device_free_known ? sz(o.device_free) : std::string("not recorded")) << "\n";
-    out << "  cached free      " << sz(o.cached_free) << "\n";
-    out << "  largest free     " << sz(o.largest_free_block) << "\n";
-    for (const auto& line : o.verdict.arithmetic) out << "  = " << line << "\n";
-    for (const auto& line : o.verdict.notes) out << "  note: " << line << "\n";
-    if (o.oom_events > 1) out << "  note: " << o.oom_events << " oom events on this device; the last is shown\n";
-    if (o.frames && !o.frames->empty()) {
-      out << "  failed call:\n";
-      print_frames(out, o.frames, 6, "    ");
-    }
-  } else if (!snapshot.legacy) {
-    out << "\nno out-of-memory event in the trace\n";
+  {
+    auto snapshot = read_or_report(path_b);
+    if (!snapshot) return kExitUsage;
+    b = analyze_all_sites(*snapshot, o.analysis);
   }
-  if (!snapshot.segments.empty()) {
-    out << "\nsegments (█ allocated, ▒ freed awaiting streams, ░ free)\n";
-    std::size_t shown = 0;
-    for (const auto& s : snapshot.segments) {
-      if (shown == kMapSegments) break;
-      ++shown;
-      out << fmt::format("  {:>2} {:<5} {:>11} {}\n", s.device, to_string(s.segment_type), sz(s.total_size), segment_bar(s));
-    }
-    if (snapshot.segments.size() > shown)
-      out << "  ... " << snapshot.segments.size() - shown << " more segments (--format json has the figures)\n";
+  const snap::Comparison comparison = snap::compare_runs(a, b, o.analysis.top_sites);
+  if (o.format == "json")
+    std::cout << report::snapshot_json_text(report::snapshot_compare_json(path_a, path_b, comparison)) << "\n";
+  else
+    print_comparison_text(std::cout, path_a, path_b, comparison, o.text);
+  return kExitClean;
+}
+
+// A folder of per-rank snapshots read as one job, one rank at a time: only
+// each rank's figures are kept, and the analysis of the highest so far.
+int job(const Options& o) {
+  const auto files = report::rank_snapshot_files(o.path);
+  if (files.empty()) {
+    std::cerr << "oomlens snapshot: error: cannot read " << o.path
+              << ": is a directory with no snapshot in it (rank0.pickle, rank1.pickle, ... or one folder per rank)\n";
+    return kExitUsage;
   }
-  if (!a.top_sites.empty()) {
-    out << "\ntop allocation sites (live blocks)\n";
-    std::size_t rank = 0;
-    for (const auto& s : a.top_sites) {
-      out << fmt::format("  #{} {} in {} block{}\n", ++rank, sz(s.bytes), s.count, s.count == 1 ? "" : "s");
-      print_frames(out, s.frames, 4, "      ");
-    }
-    if (a.sites_total > a.top_sites.size())
-      out << "  ... " << a.sites_total - a.top_sites.size() << " more sites (--top N)\n";
+  std::vector<snap::RankRun> runs;
+  snap::RunFigures highest_figures;
+  std::int64_t highest_rank = 0;
+  snap::Analysis highest;  // of the rank summarize_job names: the highest peak, the lowest rank on a tie
+  for (const auto& file : files) {
+    auto snapshot = read_or_report(file.path);
+    if (!snapshot) return kExitUsage;
+    snap::Analysis analysis = snap::analyze(*snapshot, o.analysis);
+    snap::RunFigures figures = snap::run_figures(analysis);
+    const bool higher = runs.empty() || std::tuple(figures.peak_allocated, -file.rank) >
+                                            std::tuple(highest_figures.peak_allocated, -highest_rank);
+    if (higher) highest = std::move(analysis), highest_figures = figures, highest_rank = file.rank;
+    runs.push_back({file.rank, file.name, figures});
   }
+  const snap::JobSummary summary = snap::summarize_job(std::move(runs));
+  if (o.format == "json")
+    std::cout << report::snapshot_json_text(report::snapshot_job_json(o.path, summary, highest)) << "\n";
+  else
+    print_job_text(std::cout, o.path, summary, highest, o.text);
+  return kExitClean;
 }
 
 int snapshot(const Options& o) {
+  if (!o.compare.empty()) return compare(o);
+  if (report::is_directory(o.path)) return job(o);
   const std::string& path = o.path;
   const std::string& format = o.format;
-  auto snapshot = report::read_snapshot_file(path);
-  if (!snapshot) {
-    const auto& e = snapshot.error();
-    if (e.kind == report::SnapshotFileError::Kind::unreadable)
-      std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << e.reason << "\n";
-    else
-      std::cerr << "oomlens snapshot: error: " << path << ": " << e.reason << "\n";
-    return kExitUsage;
-  }
+  auto snapshot = read_or_report(path);
+  if (!snapshot) return kExitUsage;
   const snap::Analysis analysis = snap::analyze(*snapshot, o.analysis);
   if (format == "json")
     std::cout << report::snapshot_json_text(report::snapshot_json(*snapshot, analysis)) << "\n";
   else if (format == "html")
     std::cout << report::snapshot_html(*snapshot, analysis, path);
   else
-    print_text(std::cout, path, *snapshot, analysis);
+    print_snapshot_text(std::cout, path, *snapshot, analysis, o.text);
   return kExitClean;
 }
 
@@ -172,7 +153,12 @@ void add_snapshot(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* command =
       app.add_subcommand("snapshot", "Explain a PyTorch memory snapshot FILE (.pickle), read without running it");
-  command->add_option("FILE", o->path, "The snapshot (.pickle)")->required()->type_name("");
+  CLI::Option* file = command->add_option("FILE", o->path, "The snapshot (.pickle), or a folder of per-rank snapshots")->type_name("");
+  CLI::Option* compare_option =
+      command->add_option("--compare", o->compare, "Compare two runs' snapshots A and B (text or json)")
+          ->expected(2)
+          ->type_name("A B");
+  file->excludes(compare_option);
   add_format_option(*command, o->format, {"text", "json", "html"}, "Output format [default: text]");
   // Digits only: CLI11 would read "-1" as the largest number and "010" as octal.
   command
@@ -196,8 +182,16 @@ void add_snapshot(CLI::App& app, Action& action) {
           "The device's total memory (e.g. \"79.19 GiB\", from the log's \"total capacity\"): a snapshot does not "
           "record it, and it settles external versus capacity")
       ->type_name("SIZE");
+  command->add_flag("--all-frames", o->text.all_frames,
+                    "Show every recorded frame (C++ and framework too), not only your own with the rest folded");
   command->footer(kAbout);
-  command->callback([o, &action] { action = [o] { return snapshot(*o); }; });
+  command->callback([o, &action] {
+    if (o->path.empty() && o->compare.empty()) throw CLI::RequiredError("FILE");
+    if (!o->compare.empty() && o->format == "html") throw CLI::ValidationError("--compare", "writes text or json, not html");
+    if (o->format == "html" && report::is_directory(o->path))
+      throw CLI::ValidationError("FILE", "a folder of ranks is written as text or json, not html");
+    action = [o] { return snapshot(*o); };
+  });
 }
 
 }  // namespace oomlens::cli

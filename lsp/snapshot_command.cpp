@@ -10,6 +10,7 @@
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
+#include "report/snapshot_stacks.hpp"
 
 namespace oomlens::lsp {
 namespace {
@@ -35,17 +36,13 @@ std::string code(std::string_view text) {
   return fence + (pad ? " " : "") + cleaned + (pad ? " " : "") + fence;
 }
 
-void frames_markdown(std::string& out, const snap::FrameList& frames, std::size_t max, std::string_view indent) {
-  if (!frames || frames->empty()) {
-    out += fmt::format("{}- (no stack recorded)\n", indent);
-    return;
-  }
-  std::size_t n = std::min(max, frames->size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& f = (*frames)[i];
+void frames_markdown(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded,
+                     snap::MissingStack missing, std::size_t max, std::string_view indent) {
+  const report::ShownStack shown = report::shown_stack(frames, folded, missing, {max, false});
+  if (!shown.heading.empty()) out += fmt::format("{}- {}\n", indent, shown.heading);
+  for (const auto& f : shown.frames)
     out += fmt::format("{}- {} in {}\n", indent, code(fmt::format("{}:{}", f.filename, f.line)), code(f.name));
-  }
-  if (frames->size() > n) out += fmt::format("{}- … {} more frames\n", indent, frames->size() - n);
+  if (!shown.folded.empty()) out += fmt::format("{}- {}\n", indent, shown.folded);
 }
 
 }  // namespace
@@ -108,10 +105,8 @@ std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analys
                        sz(o.cached_free), sz(o.largest_free_block));
     for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", code(line));
     for (const auto& line : o.verdict.notes) out += fmt::format("- note: {}\n", line);
-    if (o.frames && !o.frames->empty()) {
-      out += "\nFailed call:\n\n";
-      frames_markdown(out, o.frames, 6, "");
-    }
+    out += "\nFailed call:\n\n";
+    frames_markdown(out, o.frames, nullptr, o.missing, 6, "");
     out += "\n";
   } else if (!snapshot.legacy) {
     out += "No out-of-memory event in the trace.\n\n";
@@ -126,12 +121,27 @@ std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analys
                          sz(d.active), sz(d.inactive), sz(d.inactive_split), d.fragmentation * 100,
                          sz(d.largest_free_block), d.segments);
   }
+  for (const auto& t : a.timelines) {
+    out += fmt::format("\nTrace of device {}: peak allocated **{}** after entry {} of {}, peak reserved **{}**{}{}\n",
+                       t.device, sz(t.peak_allocated.allocated), t.peak_allocated.entries, t.entries,
+                       sz(t.peak_reserved.reserved),
+                       t.at_oom ? fmt::format("; {} allocated at the OOM", sz(t.at_oom->allocated)) : std::string(),
+                       t.before_trace_blocks ? fmt::format("; {} allocated before the trace begins", sz(t.before_trace_bytes))
+                                             : std::string());
+    if (!t.peak_allocated.top_sites.empty()) {
+      out += "\nAt the peak:\n\n";
+      for (const auto& s : t.peak_allocated.top_sites) {
+        out += fmt::format("- **{}** in {} block{}\n", sz(s.bytes), s.count, s.count == 1 ? "" : "s");
+        frames_markdown(out, s.frames, &s.folded, s.missing, 1, "   ");
+      }
+    }
+  }
   if (!a.top_sites.empty()) {
     out += "\n#### Top allocation sites (live blocks)\n\n";
     std::size_t rank = 0;
     for (const auto& s : a.top_sites) {
       out += fmt::format("{}. **{}** in {} block{}\n", ++rank, sz(s.bytes), s.count, s.count == 1 ? "" : "s");
-      frames_markdown(out, s.frames, 4, "   ");
+      frames_markdown(out, s.frames, &s.folded, s.missing, 4, "   ");
     }
     if (a.sites_total > a.top_sites.size()) out += fmt::format("\n… {} more sites\n", a.sites_total - a.top_sites.size());
   }

@@ -3,7 +3,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "analyzer/snapshot/ranks.hpp"
 #include "report/files.hpp"
+#include "report/snapshot_encodings.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -13,11 +18,13 @@ using Result = snap::Expected<snap::Snapshot, SnapshotFileError>;
 
 SnapshotFileError unreadable(std::string reason) { return {SnapshotFileError::Kind::unreadable, std::move(reason)}; }
 
-// The front ends show the analysis, which reads only the trace's oom
-// entries: the rest of a long trace is checked and dropped as it is read.
+// The front ends show the analysis, which replays the whole trace (its
+// peaks, and which blocks are older than it): every entry is kept as a
+// compact event, and whole only the oom entries the verdict reads.
 snap::ReadOptions read_options() {
   snap::ReadOptions options;
   options.keep_full_trace = false;
+  options.keep_trace_events = true;
   return options;
 }
 
@@ -26,12 +33,34 @@ Result parsed(snap::Expected<snap::Snapshot, snap::SnapshotError> result) {
   return std::move(*result);
 }
 
+SnapshotFileError refused(std::string reason) { return {SnapshotFileError::Kind::refused, std::move(reason)}; }
+
+// A gzip or JSON snapshot: its pickle, then parsed. A .json.gz is both.
+Result parse_encoded(std::string_view bytes) {
+  std::string pickle, error;
+  switch (detect_encoding(bytes.substr(0, 64))) {
+    case SnapshotEncoding::pickle: return parsed(snap::parse_snapshot(bytes, read_options()));
+    case SnapshotEncoding::gzip: {
+      std::string inflated;
+      if (!gunzip(bytes, inflated, error)) return refused(error);
+      if (detect_encoding(std::string_view(inflated).substr(0, 64)) != SnapshotEncoding::json)
+        return parsed(snap::parse_snapshot(std::string_view(inflated), read_options()));
+      if (!json_to_pickle(inflated, pickle, error)) return refused(error);
+      break;
+    }
+    case SnapshotEncoding::json:
+      if (!json_to_pickle(bytes, pickle, error)) return refused(error);
+      break;
+  }
+  return parsed(snap::parse_snapshot(std::string_view(pickle), read_options()));
+}
+
 // Pipes and other unmappable files: read whole, as there is nothing to map.
 Result read_whole(OpenFile& file) {
   std::string bytes;
   FileError error;
   if (!file.read_rest(bytes, error)) return unreadable(error.reason);
-  return parsed(snap::parse_snapshot(std::string_view(bytes), read_options()));
+  return parse_encoded(bytes);
 }
 
 Result read_mapped(OpenFile& file) {
@@ -40,6 +69,11 @@ Result read_mapped(OpenFile& file) {
   if (map == MAP_FAILED) return read_whole(file);
   ::madvise(map, size, MADV_SEQUENTIAL);
   auto* base = static_cast<char*>(map);
+  if (detect_encoding(std::string_view(base, std::min<std::size_t>(size, 64))) != SnapshotEncoding::pickle) {
+    Result result = parse_encoded(std::string_view(base, size));
+    ::munmap(map, size);
+    return result;
+  }
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   std::size_t released = 0;
   snap::ReadOptions options = read_options();
@@ -57,7 +91,62 @@ Result read_mapped(OpenFile& file) {
   return result;
 }
 
+bool is_snapshot_name(const std::string& name) {
+  if (name.starts_with('.')) return false;
+  std::string_view n = name;
+  if (n.ends_with(".gz")) n.remove_suffix(3);
+  return n.ends_with(".pickle") || n.ends_with(".pkl") || n.ends_with(".json");
+}
+
+// Sorted entries of `dir` that `keep` accepts; none when it cannot be listed.
+template <class Keep>
+std::vector<std::filesystem::path> entries(const std::filesystem::path& dir, Keep&& keep) {
+  std::vector<std::filesystem::path> found;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (keep(*it)) found.push_back(it->path());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<RankFile> numbered(std::vector<RankFile> files) {
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (files[i].rank < 0) files[i].rank = static_cast<std::int64_t>(i);
+  return files;
+}
+
 }  // namespace
+
+bool is_directory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
+std::vector<RankFile> rank_snapshot_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  auto snapshot_file = [](const fs::directory_entry& e) {
+    std::error_code ec;
+    return e.is_regular_file(ec) && is_snapshot_name(e.path().filename().string());
+  };
+  std::vector<RankFile> files;
+  for (const auto& path : entries(dir, snapshot_file)) {
+    const std::string name = path.filename().string();
+    files.push_back({analyzer::snapshot::rank_from_name(name), path.string(), name});
+  }
+  if (!files.empty()) return numbered(std::move(files));
+  auto folder = [](const fs::directory_entry& e) {
+    std::error_code ec;
+    return e.is_directory(ec) && !e.path().filename().string().starts_with('.');
+  };
+  for (const auto& sub : entries(dir, folder)) {
+    auto inside = entries(sub, snapshot_file);
+    if (inside.empty()) continue;
+    const std::string name = sub.filename().string();
+    files.push_back({analyzer::snapshot::rank_from_name(name), inside.front().string(),
+                     name + "/" + inside.front().filename().string()});
+  }
+  return numbered(std::move(files));
+}
 
 Result read_snapshot_file(const std::string& path) {
   FileError error;

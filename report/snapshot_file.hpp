@@ -3,7 +3,9 @@
 // files with the same words.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analyzer/snapshot/model.hpp"
 
@@ -22,5 +24,20 @@ struct SnapshotFileError {
 // are handed back to the kernel as it goes, so the file's bytes do not add to
 // the peak memory on top of the model (see bench/README.md, snapshot).
 analyzer::snapshot::Expected<analyzer::snapshot::Snapshot, SnapshotFileError> read_snapshot_file(const std::string& path);
+
+struct RankFile {
+  std::int64_t rank = 0;
+  std::string path;  // to read
+  std::string name;  // as shown: the file's name, or folder/file
+};
+
+// The snapshots of a job's folder, by rank: the snapshot files directly in it
+// (rank0.pickle, rank1.pickle, ...), or else one folder per rank holding one
+// snapshot each (rank0/snapshot.pickle, ...). The rank is the last number in
+// the file's (or folder's) name; without one, its place in name order.
+// Snapshot files end in .pickle, .pkl or .json, optionally .gz.
+std::vector<RankFile> rank_snapshot_files(const std::string& dir);
+
+bool is_directory(const std::string& path);
 
 }  // namespace oomlens::report

@@ -11,6 +11,8 @@
 
 #include "analyzer/size.hpp"
 #include "report/snapshot_json.hpp"
+#include "report/snapshot_stacks.hpp"
+#include "report/snapshot_timeline.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -46,17 +48,29 @@ ol.frames{font-family:ui-monospace,monospace;font-size:.88em;color:#333;margin:.
 svg text{font:12px ui-monospace,monospace;fill:#333;white-space:pre}
 .a{fill:#3b6ea8}.p{fill:#e39b2d}.f{fill:#e4e4e4}.req{fill:#c0392b}.out{fill:none;stroke:#888;stroke-width:.6}
 span.a{background:#3b6ea8}span.p{background:#e39b2d}span.f{background:#e4e4e4}
-.more{color:#555;font-style:italic})";
+.more{color:#555;font-style:italic}
+.tl-r{fill:#cfdcec;stroke:#8aa6c8}.tl-a{fill:none;stroke:#3b6ea8;stroke-width:1.5}.tl-peak{stroke:#c0392b;stroke-dasharray:3 2}
+.tl-oom{stroke:#000;stroke-width:2}span.tl-r{background:#cfdcec}span.tl-a{background:#3b6ea8}
+details{font-size:.88em;color:#555}summary{cursor:pointer})";
 
-void frames_list(std::string& out, const snap::FrameList& frames) {
-  if (!frames || frames->empty()) {
-    out += "<p class=\"notes\">(no stack recorded)</p>\n";
-    return;
+// The user's frames first, the rest folded into a <details> that opens
+// without any script.
+void frames_list(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded = nullptr,
+                 snap::MissingStack missing = snap::MissingStack::none) {
+  const ShownStack shown = shown_stack(frames, folded, missing, {6, false});
+  if (!shown.heading.empty()) out += "<p class=\"notes\">" + html_escape(shown.heading) + "</p>\n";
+  if (!shown.frames.empty()) {
+    out += "<ol class=\"frames\">";
+    for (const auto& f : shown.frames)
+      out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
+    out += "</ol>\n";
   }
-  out += "<ol class=\"frames\">";
+  if (shown.folded.empty()) return;
+  out += fmt::format("<details><summary>{}: all {} frames</summary><ol class=\"frames\">", html_escape(shown.folded),
+                     frames->size());
   for (const auto& f : *frames)
     out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
-  out += "</ol>\n";
+  out += "</ol></details>\n";
 }
 
 void devices_section(std::string& out, const snap::Analysis& a) {
@@ -135,10 +149,8 @@ void oom_section(std::string& out, const snap::Snapshot& snapshot, const snap::A
   for (const auto& line : o.verdict.notes) out += "<li>" + html_escape(line) + "</li>";
   if (o.oom_events > 1) out += fmt::format("<li>{} oom events on this device; the last is shown</li>", o.oom_events);
   out += "</ul>\n";
-  if (o.frames && !o.frames->empty()) {
-    out += "<h3>Failed call</h3>\n";
-    frames_list(out, o.frames);
-  }
+  out += "<h3>Failed call</h3>\n";
+  frames_list(out, o.frames, nullptr, o.missing);
   out += "</section>\n";
 }
 
@@ -250,17 +262,52 @@ void segments_section(std::string& out, const snap::Snapshot& snapshot, const Sn
   out += "</section>\n";
 }
 
-void sites_section(std::string& out, const snap::Analysis& a) {
-  if (a.top_sites.empty()) return;
-  out += "<section id=\"sites\"><h2>Top allocation sites (live blocks)</h2>\n<ol>\n";
-  for (const auto& s : a.top_sites) {
+void sites_list(std::string& out, const std::vector<snap::SiteFrames>& sites) {
+  out += "<ol>\n";
+  for (const auto& s : sites) {
     out += fmt::format("<li><b>{}</b> in {} block{}\n", sz(s.bytes), s.count, s.count == 1 ? "" : "s");
-    frames_list(out, s.frames);
+    frames_list(out, s.frames, &s.folded, s.missing);
     out += "</li>\n";
   }
   out += "</ol>\n";
+}
+
+void sites_section(std::string& out, const snap::Analysis& a) {
+  if (a.top_sites.empty()) return;
+  out += "<section id=\"sites\"><h2>Top allocation sites (live blocks)</h2>\n";
+  sites_list(out, a.top_sites);
   if (a.sites_total > a.top_sites.size())
     out += fmt::format("<p class=\"more\">and {} more sites.</p>\n", a.sites_total - a.top_sites.size());
+  out += "</section>\n";
+}
+
+void moment_html(std::string& out, const char* what, const snap::TraceMoment& m) {
+  out += fmt::format("<h3>{} (after entry {})</h3>\n<p>{} allocated, {} reserved, {} live block{}.</p>\n", what, m.entries,
+                     sz(m.allocated), sz(m.reserved), m.live_blocks, m.live_blocks == 1 ? "" : "s");
+  if (!m.top_sites.empty()) sites_list(out, m.top_sites);
+}
+
+void timeline_section(std::string& out, const snap::Analysis& a) {
+  if (a.timelines.empty()) return;
+  out += "<section id=\"timeline\"><h2>Memory over the trace</h2>\n<p class=\"legend\"><span class=\"tl-r\"></span>"
+         "reserved<span class=\"tl-a\"></span>allocated</p>\n";
+  for (const auto& t : a.timelines) {
+    out += fmt::format("<h3>Device {}: {} trace entries; peak allocated {}, peak reserved {}</h3>\n", t.device, t.entries,
+                       sz(t.peak_allocated.allocated), sz(t.peak_reserved.reserved));
+    out += timeline_svg(t);
+    if (t.before_trace_blocks)
+      out += fmt::format("<p class=\"notes\">{} in {} block{} allocated before the trace begins (their allocation is not "
+                         "in it){}.</p>\n",
+                         sz(t.before_trace_bytes), t.before_trace_blocks, t.before_trace_blocks == 1 ? "" : "s",
+                         t.overflow_suspected ? "; the trace looks cut by a full max_entries ring buffer" : "");
+    if (t.unaccounted_bytes != 0)
+      out += fmt::format("<p class=\"notes\">{} bytes unaccounted: the dump-time blocks and the trace replayed do not "
+                         "agree.</p>\n",
+                         t.unaccounted_bytes);
+    moment_html(out, "At the allocated peak", t.peak_allocated);
+    if (t.peak_reserved.entries != t.peak_allocated.entries) moment_html(out, "At the reserved peak", t.peak_reserved);
+    if (t.at_oom) moment_html(out, "At the out-of-memory event", *t.at_oom);
+  }
   out += "</section>\n";
 }
 
@@ -303,6 +350,7 @@ std::string snapshot_html(const snap::Snapshot& snapshot, const snap::Analysis& 
   if (snapshot.legacy) out += "<p class=\"notes\">PyTorch 1.13 format: no trace, no settings.</p>\n";
   oom_section(out, snapshot, a);
   devices_section(out, a);
+  timeline_section(out, a);
   segments_section(out, snapshot, options);
   sites_section(out, a);
   settings_section(out, snapshot);

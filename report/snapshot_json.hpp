@@ -6,10 +6,21 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/snapshot/analysis.hpp"
+#include "analyzer/snapshot/compare.hpp"
+#include "analyzer/snapshot/ranks.hpp"
 
 namespace oomlens::report {
 
 nlohmann::json snapshot_json(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis);
+
+// `oomlens snapshot --compare A B --format json`.
+nlohmann::json snapshot_compare_json(const std::string& path_a, const std::string& path_b,
+                                     const analyzer::snapshot::Comparison& comparison);
+
+// `oomlens snapshot DIR --format json`: a job's ranks; `highest` is the
+// analysis of the rank with the highest peak (its top sites are included).
+nlohmann::json snapshot_job_json(const std::string& dir, const analyzer::snapshot::JobSummary& job,
+                                 const analyzer::snapshot::Analysis& highest);
 
 // allocator_settings as an object ({} when the snapshot has none).
 nlohmann::json snapshot_settings_json(const analyzer::snapshot::AllocatorSettings& settings);

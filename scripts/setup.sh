@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   nlohmann-json3-dev libboost-dev libre2-dev libfmt-dev catch2
   libcli11-dev  # the command line's argument parser (cli/)
+  zlib1g-dev  # gzip-compressed memory snapshots (report/snapshot_encodings.cpp)
   ripgrep hyperfine time python3
   neovim  # the real-client LSP test (tests/editors/neovim_test.sh)
   strace  # the no-network test traces every mode's system calls (tests/cli/offline_e2e.sh)

@@ -63,16 +63,6 @@ std::vector<Frame> traceback_before(const Region& region, std::size_t at, bool* 
   return {reversed.rbegin(), reversed.rend()};
 }
 
-bool is_library_file(std::string_view file) {
-  static constexpr std::array<std::string_view, 14> kLibraryMarks = {
-      "/site-packages/", "/dist-packages/", "<frozen ", "/lib/python", "\\Lib\\",
-      "/torch/",         "/jax/",           "/jaxlib/", "/tensorflow/", "/keras/",
-      "\\site-packages\\", "/flax/",        "/deepspeed/", "/accelerate/"};
-  for (auto mark : kLibraryMarks)
-    if (file.find(mark) != std::string_view::npos) return true;
-  return file.starts_with("<");  // <string>, <stdin>, <frozen ...>
-}
-
 std::optional<Frame> user_frame(const std::vector<Frame>& frames) {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it)
     if (!is_library_file(it->file)) return *it;

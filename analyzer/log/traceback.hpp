@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/library_files.hpp"
 #include "analyzer/log/event.hpp"
 #include "analyzer/log/line.hpp"
 
@@ -19,11 +20,6 @@ namespace oomlens::analyzer {
 // traceback (or still passing other ranks' lines): more lines above would
 // tell more.
 std::vector<Frame> traceback_before(const Region& region, std::size_t at, bool* reached_start = nullptr);
-
-// True for files of the Python runtime and of installed packages and
-// frameworks (site-packages, the standard library, torch/jax/tensorflow
-// sources), false for the user's own code.
-bool is_library_file(std::string_view file);
 
 // The innermost frame in the user's own code, where the failure happened from
 // the user's point of view.

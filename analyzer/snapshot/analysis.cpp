@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
-#include <functional>
 #include <tuple>
-#include <unordered_map>
 
 #include "analyzer/size.hpp"
 
@@ -63,18 +61,6 @@ void add_segment(DeviceSummary& d, const Segment& segment) {
       pool->free_bytes += block.size;
     }
   }
-}
-
-std::size_t frames_hash(const std::vector<Frame>* frames) {
-  std::size_t h = 0x9e3779b97f4a7c15ull;
-  if (!frames) return h;
-  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-  for (const Frame& f : *frames) {
-    mix(std::hash<std::string>{}(f.filename));
-    mix(std::hash<std::int64_t>{}(f.line));
-    mix(std::hash<std::string>{}(f.name));
-  }
-  return h;
 }
 
 int pool_rank(const PoolFree& p) {
@@ -265,40 +251,43 @@ Analysis analyze(const Snapshot& snapshot, const AnalysisOptions& options) {
   a.oom = find_oom(snapshot, devices, options);
   for (auto& [id, d] : devices) a.devices.push_back(std::move(d));
 
-  // Sites: the shared frame list first (PyTorch shares one list per stack),
-  // then merged by content, as two lists with the same frames are one site.
-  std::unordered_map<const std::vector<Frame>*, std::size_t> by_pointer;
-  std::unordered_multimap<std::size_t, std::size_t> by_content;  // content hash -> index in sites
-  std::vector<SiteFrames> sites;
-  for (const Segment& segment : snapshot.segments)
+  a.timelines = replay_traces(snapshot, options.replay);
+  const bool frames = any_frames(snapshot);
+  auto recording_of = [&](std::int64_t device) {
+    StackRecording r{snapshot.legacy, frames, false, false};
+    for (const auto& t : a.timelines)
+      if (t.device == device) r.trace_recorded = true, r.overflow_suspected = t.overflow_suspected;
+    return r;
+  };
+  if (a.oom && (!a.oom->frames || a.oom->frames->empty()))
+    a.oom->missing = missing_stack_cause(recording_of(a.oom->device), true);
+
+  // Sites: live blocks grouped by their user frames; blocks without a stack
+  // by why they have none.
+  SiteGrouper sites;
+  std::optional<std::int64_t> device;
+  StackRecording recording;
+  const DeviceTimeline* timeline = nullptr;
+  for (const Segment& segment : snapshot.segments) {
+    if (device != segment.device) {
+      device = segment.device;
+      recording = recording_of(segment.device);
+      timeline = nullptr;
+      for (const auto& t : a.timelines)
+        if (t.device == segment.device) timeline = &t;
+    }
     for (const Block& block : segment.blocks) {
       if (block.state != BlockState::active_allocated) continue;
-      const std::vector<Frame>* key = block.frames.get();
-      auto it = by_pointer.find(key);
-      if (it == by_pointer.end()) {
-        const std::size_t hash = frames_hash(key);
-        std::size_t index = sites.size();
-        for (auto [lo, hi] = by_content.equal_range(hash); lo != hi; ++lo) {
-          const auto* other = sites[lo->second].frames.get();
-          if ((other && key && *other == *key) || (!other && !key)) {
-            index = lo->second;
-            break;
-          }
-        }
-        if (index == sites.size()) {
-          sites.push_back({0, 0, block.frames});
-          by_content.emplace(hash, index);
-        }
-        it = by_pointer.emplace(key, index).first;
+      MissingStack missing = MissingStack::none;
+      if (!block.frames || block.frames->empty()) {
+        const bool in_trace = timeline && !std::binary_search(timeline->older_than_trace.begin(),
+                                                              timeline->older_than_trace.end(), block.address);
+        missing = missing_stack_cause(recording, in_trace);
       }
-      sites[it->second].bytes += block.size;
-      ++sites[it->second].count;
+      sites.add(block.frames, block.size, missing);
     }
-  std::stable_sort(sites.begin(), sites.end(), [](const SiteFrames& x, const SiteFrames& y) { return x.bytes > y.bytes; });
-  a.sites_total = sites.size();
-  if (sites.size() > options.top_sites) sites.resize(options.top_sites);
-  a.top_sites = std::move(sites);
+  }
+  a.top_sites = sites.take(options.top_sites, a.sites_total);
   return a;
 }
-
 }  // namespace oomlens::analyzer::snapshot

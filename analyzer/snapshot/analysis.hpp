@@ -12,6 +12,8 @@
 
 #include "analyzer/verdict.hpp"
 #include "analyzer/snapshot/model.hpp"
+#include "analyzer/snapshot/replay.hpp"
+#include "analyzer/snapshot/sites.hpp"
 
 namespace oomlens::analyzer::snapshot {
 
@@ -62,13 +64,8 @@ struct OomAnalysis {
   std::int64_t time_us = 0;
   std::size_t oom_events = 0;  // on this device; the last one is judged
   FrameList frames;            // the failing call's stack, when recorded
+  MissingStack missing = MissingStack::none;  // why frames is empty
   Verdict verdict;
-};
-
-struct SiteFrames {
-  std::uint64_t bytes = 0;
-  std::size_t count = 0;
-  FrameList frames;
 };
 
 struct AnalysisOptions {
@@ -83,6 +80,7 @@ struct AnalysisOptions {
   // have had for the request to fit); below it, memory outside this
   // allocator is the likelier cause (external), marked as an estimate.
   double capacity_reserved_share = 0.90;
+  ReplayOptions replay{};
 };
 
 struct Analysis {
@@ -90,6 +88,7 @@ struct Analysis {
   std::optional<OomAnalysis> oom;      // the last oom entry of the trace (latest time)
   std::vector<SiteFrames> top_sites;   // most bytes first
   std::size_t sites_total = 0;         // distinct sites before the top-N cut
+  std::vector<DeviceTimeline> timelines;  // one per device whose trace was read whole
 };
 
 Analysis analyze(const Snapshot& snapshot, const AnalysisOptions& options = {});

@@ -47,11 +47,12 @@ std::optional<std::string> conf_option(std::string_view conf, std::string_view k
 
 class ModelReader {
  public:
-  ModelReader(const ValueTree& tree, bool keep_full_trace)
+  ModelReader(const ValueTree& tree, bool keep_full_trace, bool keep_trace_events)
       : tree_(tree),
         empty_frames_(std::make_shared<const std::vector<Frame>>()),
         budget_(tree.child_count()),
-        keep_full_trace_(keep_full_trace) {}
+        keep_full_trace_(keep_full_trace),
+        keep_trace_events_(keep_trace_events) {}
 
   Expected<Snapshot, SnapshotError> read();
 
@@ -116,7 +117,7 @@ class ModelReader {
   bool read_segment(ValueRef value, Segment& out);
   bool read_block(ValueRef value, Block& out);
   bool read_legacy_history(ValueRef value, Block& out, bool has_frames);
-  bool read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out, std::vector<std::size_t>& lengths);
+  bool read_traces(ValueRef value, Snapshot& snapshot);
   bool read_trace_entry(ValueRef value, TraceEntry& out);
   bool read_settings(ValueRef value, AllocatorSettings& out);
   bool read_annotations(ValueRef value, std::vector<Annotation>& out);
@@ -128,7 +129,18 @@ class ModelReader {
   std::unordered_map<std::uint32_t, FrameList> frame_lists_;  // by the list's ValueRef: shared stays shared
   std::size_t budget_;  // items the model may still create (see spend)
   bool keep_full_trace_;
+  bool keep_trace_events_;
+  std::unordered_map<const std::vector<Frame>*, std::uint32_t> stack_index_;  // into Snapshot::trace_stacks
+  std::vector<FrameList>* trace_stacks_ = nullptr;
+  std::uint32_t stack_of(const FrameList& frames);
 };
+
+std::uint32_t ModelReader::stack_of(const FrameList& frames) {
+  if (!frames || frames->empty()) return 0;
+  auto [it, inserted] = stack_index_.try_emplace(frames.get(), static_cast<std::uint32_t>(trace_stacks_->size()));
+  if (inserted) trace_stacks_->push_back(frames);
+  return it->second;
+}
 
 bool ModelReader::read(ValueRef value, std::int64_t& out) {
   auto parsed = tree_.as_int(value);
@@ -333,22 +345,28 @@ bool ModelReader::read_legacy_history(ValueRef value, Block& out, bool has_frame
   return true;
 }
 
-bool ModelReader::read_traces(ValueRef value, std::vector<std::vector<TraceEntry>>& out,
-                              std::vector<std::size_t>& lengths) {
+bool ModelReader::read_traces(ValueRef value, Snapshot& snapshot) {
+  auto& out = snapshot.device_traces;
+  auto& lengths = snapshot.trace_lengths;
   if (!expect_list(value)) return false;
   out.reserve(tree_.size(value));
+  trace_stacks_ = &snapshot.trace_stacks;
+  if (keep_trace_events_) snapshot.trace_stacks.push_back(empty_frames_);
   std::size_t device = 0;
   for (ValueRef trace : tree_.children(value)) {
     KeyPath::Step at_device(path_, device++);
     if (!expect_list(trace)) return false;
     std::vector<TraceEntry>& entries = out.emplace_back();
+    std::vector<TraceEvent>* events = keep_trace_events_ ? &snapshot.trace_events.emplace_back() : nullptr;
     lengths.push_back(tree_.size(trace));
     if (keep_full_trace_) entries.reserve(tree_.size(trace));
+    if (events) events->reserve(tree_.size(trace));
     std::size_t i = 0;
     TraceEntry entry;
     for (ValueRef item : tree_.children(trace)) {
       KeyPath::Step at_index(path_, i++);
       if (!spend(1) || !read_trace_entry(item, entry)) return false;
+      if (events) events->push_back({entry.addr, entry.size, entry.time_us, stack_of(entry.frames), entry.action});
       if (keep_full_trace_ || entry.action == TraceAction::oom) entries.push_back(std::move(entry));
       entry = TraceEntry();
     }
@@ -393,7 +411,7 @@ bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
     return ok;
   });
   if (!fields_ok) return false;
-  if (frames && (keep_full_trace_ || out.action == TraceAction::oom)) {
+  if (frames && (keep_full_trace_ || keep_trace_events_ || out.action == TraceAction::oom)) {
     KeyPath::Step at_key(path_, "frames");
     return read_frames(*frames, out.frames);
   }
@@ -484,7 +502,7 @@ Expected<Snapshot, SnapshotError> ModelReader::read() {
     }
     if (auto traces = tree_.find(root, "device_traces"); ok && traces) {
       KeyPath::Step at(path_, "device_traces");
-      ok = read_traces(*traces, snapshot.device_traces, snapshot.trace_lengths);
+      ok = read_traces(*traces, snapshot);
     }
     if (auto settings = tree_.find(root, "allocator_settings"); ok && settings) {
       KeyPath::Step at(path_, "allocator_settings");
@@ -506,14 +524,15 @@ Expected<Snapshot, SnapshotError> ModelReader::read() {
 
 }  // namespace
 
-Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree, bool keep_full_trace) {
-  return ModelReader(tree, keep_full_trace).read();
+Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree, bool keep_full_trace,
+                                                      bool keep_trace_events) {
+  return ModelReader(tree, keep_full_trace, keep_trace_events).read();
 }
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const ReadOptions& options) {
   auto tree = read_pickle(bytes, options.limits, options.progress);
   if (!tree) return SnapshotError{tree.error().message, tree.error().offset};
-  return snapshot_from_values(*tree, options.keep_full_trace);
+  return snapshot_from_values(*tree, options.keep_full_trace, options.keep_trace_events);
 }
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const PickleLimits& limits) {

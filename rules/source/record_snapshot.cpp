@@ -288,7 +288,12 @@ std::optional<std::vector<TextEdit>> dump_on_oom_edits(const Script& s, const Lo
     head += fmt::format("# oomlens: an OOM in this loop dumps the recorded allocator history to{}", eol);
   }
   head += fmt::format("{}# {}{}", indent, names.where_and_how(), eol);
-  if (record_history) head += fmt::format("{}{}.cuda.memory._record_memory_history(max_entries=100000){}", indent, t, eol);
+  // stacks="python": the default, "all", also unwinds the C++ stack of every
+  // allocation, which slows the loop and fills the snapshot with frames
+  // oomlens folds away; max_entries bounds the trace's ring buffer.
+  if (record_history)
+    head += fmt::format("{}{}.cuda.memory._record_memory_history(max_entries=100000, stacks=\"python\"){}", indent, t,
+                        eol);
   head += fmt::format("{}try:{}{}{}", indent, eol, indent, unit);
   edits.push_back({statement.start_byte(), statement.start_byte(), std::move(head)});
 

@@ -17,8 +17,8 @@
 namespace oomlens::rules {
 
 // The edits that make the script record allocator history and dump it on an
-// OOM: `torch.cuda.memory._record_memory_history(max_entries=100000)` before
-// the training loop, the loop wrapped in `try:` / `except
+// OOM: `torch.cuda.memory._record_memory_history(max_entries=100000,
+// stacks="python")` before the training loop, the loop wrapped in `try:` / `except
 // torch.cuda.OutOfMemoryError:` that dumps the snapshot and re-raises (one
 // file per rank when the script is distributed), the missing `import torch` /
 // `import os` added. The training loop is the loop that calls `.backward(` /

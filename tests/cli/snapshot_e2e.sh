@@ -78,8 +78,9 @@ done
 
 run snapshot "$tmp/does-not-exist.pickle"
 check "missing file: exit 2, names file and reason" eval '[ $status = 2 ] && has "$err" "does-not-exist.pickle" && has "$err" "No such file"'
-run snapshot "$tmp"
-check "directory: exit 2, says so" eval '[ $status = 2 ] && has "$err" "is a directory"'
+mkdir -p "$tmp/empty-dir"
+run snapshot "$tmp/empty-dir"
+check "a folder without snapshots: exit 2, says so" eval '[ $status = 2 ] && has "$err" "empty-dir" && has "$err" "is a directory with no snapshot"'
 if [ "$(id -u)" != 0 ]; then
   cp "$snaps/limit_p4.pickle" "$tmp/locked.pickle"; chmod 000 "$tmp/locked.pickle"
   run snapshot "$tmp/locked.pickle"
@@ -116,6 +117,102 @@ check "html: verdict, arithmetic, request to scale, map, sites" eval 'has "$out"
 # The request bar is drawn to scale: 4 GiB against the 18.03 GiB cached free (the widest, 560 px): 124.2 px;
 # the largest free block, 512 MiB, is 15.5 px.
 check "html: request bar to scale" eval 'has "$out" "<rect class=\"req\" x=\"170\" y=\"4\" width=\"124.2\"" && has "$out" "<rect class=\"f\" x=\"170\" y=\"26\" width=\"15.5\""'
+
+# stacks="all": every stack leads with the user's frame; the C++ and framework frames are folded.
+run snapshot "$snaps/cpp_stacks_p4.pickle"
+check "user frames lead, C++ folded" eval '[ $status = 0 ] && has "$out" "#1 8.00 GiB in 2 blocks
+      /home/user/llm/model.py:21 build_model" && has "$out" "+ 8 C++ and 1 framework frames folded (--all-frames shows them)" && ! has "$out" "torch::unwind::unwind()"'
+check "no stack: the cause is named" eval 'has "$out" "(no stack recorded: allocated before the trace begins" && has "$out" "(only C++ frames: no Python stack, such as autograd"'
+check "the failed call leads with the user's line" eval 'has "$out" "failed call:
+    /home/user/llm/model.py:88 forward"'
+check "peak in the middle of the trace, what was alive, the oom state" eval 'has "$out" "at the allocated peak (after entry 10, +0.002 s): 24.00 GiB allocated, 26.00 GiB reserved, 8 live blocks" &&
+  has "$out" "at the oom (after entry 76" && has "$out" "2.00 GiB in 2 blocks allocated before the trace begins"'
+check "sparkline" eval 'has "$out" "allocated ▁" && has "$out" "█"'
+run snapshot --all-frames "$snaps/cpp_stacks_p4.pickle"
+check "--all-frames shows the C++ frames" eval '[ $status = 0 ] && has "$out" "torch::unwind::unwind()" && ! has "$out" "frames folded"'
+run snapshot --format json "$snaps/cpp_stacks_p4.pickle"
+check "json: user_frame, folded counts, cause, timeline" eval 'python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+s = j[\"top_sites\"][0]
+assert s[\"user_frame\"] == {\"filename\": \"/home/user/llm/model.py\", \"line\": 21, \"name\": \"build_model\"}, s[\"user_frame\"]
+assert s[\"folded_frames\"] == {\"native\": 8, \"framework\": 1} and s[\"in_user_code\"]
+assert s[\"frames\"][0][\"name\"] == \"torch::unwind::unwind()\"
+causes = [x[\"no_stack_cause\"] for x in j[\"top_sites\"]]
+assert \"before_trace\" in causes, causes
+t = j[\"timelines\"][0]
+assert t[\"peak_allocated\"][\"allocated_bytes\"] == 24 << 30 and t[\"peak_allocated\"][\"entries\"] == 10
+assert t[\"at_oom\"][\"allocated_bytes\"] == 12 << 30 and t[\"unaccounted_bytes\"] == 0
+assert j[\"oom\"][\"user_frame\"][\"line\"] == 88
+" <<<"$out"'
+run snapshot "$snaps/ring_overflow_p4.pickle"
+check "ring buffer overflow named" eval '[ $status = 0 ] && has "$out" "1000 entries looks like a full max_entries ring buffer" && has "$out" "the trace looks cut by its max_entries ring buffer"'
+run snapshot --format html "$snaps/cpp_stacks_p4.pickle"
+check "html: timeline SVG with peak and OOM, folded frames in details" eval '[ $status = 0 ] && no_outside "$out" &&
+  has "$out" "aria-label=\"memory over the trace, device 0\"" && has "$out" "class=\"tl-peak\"" && has "$out" "class=\"tl-oom\"" &&
+  has "$out" "<details><summary>+ 8 C++ and 1 framework frames folded: all 12 frames</summary>" && has "$out" "<li><b>6.00 GiB</b> model.py:21 build_model</li>" &&
+  has "$out" "<text x=\"149.8\" y=\"48.3\">12.00 GiB model.py:88 forward</text>"'
+
+# JSON and gzip-compressed snapshots read to the same analysis as the pickle.
+want_json=$("$oomlens" snapshot --format json "$snaps/cpp_stacks_p4.pickle" 2>/dev/null)
+run snapshot --format json "$snaps/cpp_stacks.snapshot.json"
+check "a JSON snapshot: the pickle's analysis" eval '[ $status = 0 ] && [ "$out" = "$want_json" ]'
+run snapshot --format json "$snaps/cpp_stacks_p4.pickle.gz"
+check "a gzip-compressed pickle: the same analysis" eval '[ $status = 0 ] && [ "$out" = "$want_json" ]'
+gzip -c -n "$snaps/cpp_stacks.snapshot.json" >"$tmp/snap.json.gz"
+run snapshot --format json "$tmp/snap.json.gz"
+check "a gzip-compressed JSON snapshot: the same analysis" eval '[ $status = 0 ] && [ "$out" = "$want_json" ]'
+piped=$(cat "$snaps/cpp_stacks_p4.pickle.gz" | "$oomlens" snapshot --format json /dev/stdin 2>/dev/null)
+check "gzip through a pipe" eval '[ "$piped" = "$want_json" ]'
+head -c 1000 "$snaps/cpp_stacks_p4.pickle.gz" >"$tmp/cut.pickle.gz"
+run snapshot "$tmp/cut.pickle.gz"
+check "a truncated gzip: exit 2, names file and reason" eval '[ $status = 2 ] && has "$err" "cut.pickle.gz" && has "$err" "gzip: truncated"'
+{ head -c 20 "$snaps/cpp_stacks_p4.pickle.gz"; head -c 200 /dev/zero | tr "\0" "x"; } >"$tmp/corrupt.pickle.gz"
+run snapshot "$tmp/corrupt.pickle.gz"
+check "a corrupt gzip: exit 2" eval '[ $status = 2 ] && has "$err" "corrupt.pickle.gz" && has "$err" "gzip"'
+printf '{"segments": [ {"device": 0,' >"$tmp/cut.json"
+run snapshot "$tmp/cut.json"
+check "malformed JSON: exit 2 naming the byte" eval '[ $status = 2 ] && has "$err" "cut.json" && has "$err" "not a valid JSON snapshot at byte"'
+python3 -c 'print("[" * 200000 + "]" * 200000)' >"$tmp/deep.json"
+run snapshot "$tmp/deep.json"
+check "deeply nested JSON: refused by the depth limit, no crash" eval '[ $status = 2 ] && has "$err" "deep.json"'
+printf '{"segments": [{"device": 0, "address": "x", "total_size": 1, "blocks": []}]}' >"$tmp/wrong.json"
+run snapshot "$tmp/wrong.json"
+check "JSON of the wrong shape names the key" eval '[ $status = 2 ] && has "$err" "segments[0].address: expected an int, found str"'
+
+# Two runs compared by user frames.
+run snapshot --compare "$snaps/compare_before_p4.pickle" "$snaps/compare_after_p4.pickle"
+check "compare: figures side by side, grew and shrank" eval '[ $status = 0 ] && has "$out" "grew most" && has "$out" "shrank most" &&
+  has "$out" "-12.00 GiB  18.00 GiB -> 6.00 GiB (3 -> 3 blocks)" && has "$out" "+2.00 GiB  0 bytes -> 2.00 GiB (0 -> 1 block)"'
+run snapshot --compare "$snaps/compare_before_p4.pickle" "$snaps/compare_after_p4.pickle" --format json
+check "compare json" eval 'python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j[\"a\"][\"oom_class\"] is not None and j[\"b\"][\"oom_class\"] is None
+assert j[\"shrank\"][0][\"change_bytes\"] == -(12 << 30) and j[\"shrank\"][0][\"user_frame\"][\"line\"] == 88
+assert j[\"grew\"][0][\"change_bytes\"] == 2 << 30
+" <<<"$out"'
+run snapshot --compare "$snaps/compare_before_p4.pickle" "$tmp/missing.pickle"
+check "compare: a missing run is named, exit 2" eval '[ $status = 2 ] && has "$err" "missing.pickle"'
+run snapshot --compare "$snaps/compare_before_p4.pickle"
+check "compare needs two files" eval '[ $status = 2 ]'
+
+# A folder of per-rank snapshots: files, or one folder per rank.
+run snapshot "$snaps/job_ranks"
+check "ranks: table, highest, imbalance" eval '[ $status = 0 ] && has "$out" "4 ranks" && has "$out" "highest peak: rank 2 (rank2.pickle)" && has "$out" "imbalance: 1."'
+mkdir -p "$tmp/per-rank"
+for r in 0 1 2 3; do mkdir -p "$tmp/per-rank/rank$r"; cp "$snaps/job_ranks/rank$r.pickle" "$tmp/per-rank/rank$r/snapshot.pickle"; done
+run snapshot --format json "$tmp/per-rank"
+check "ranks in folders: the same job" eval '[ $status = 0 ] && python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert [r[\"rank\"] for r in j[\"ranks\"]] == [0, 1, 2, 3] and j[\"highest_rank\"] == 2
+assert j[\"ranks\"][0][\"path\"] == \"rank0/snapshot.pickle\"
+assert j[\"imbalance\"] > 1.0
+" <<<"$out"'
+cp "$snaps/hostile_global_os_system_p2.pickle" "$tmp/per-rank/rank3/snapshot.pickle"
+run snapshot "$tmp/per-rank"
+check "ranks: a refused rank names its file, exit 2" eval '[ $status = 2 ] && has "$err" "rank3/snapshot.pickle" && has "$err" "GLOBAL"'
 
 # Scale: thousands of segments draw the largest ones and count the rest.
 python3 - "$tmp/many.pickle" <<'PY'
@@ -169,7 +266,12 @@ golden() {  # golden FILE EXPECTED-STATUS COMMAND...: stdout (or stderr for stat
         ;;
     esac
   done
-  for name in fragmentation_p4 no_oom_p4; do golden "$name.html" 0 "$oomlens" snapshot --format html "$name.pickle"; done
+  for name in fragmentation_p4 no_oom_p4 cpp_stacks_p4; do golden "$name.html" 0 "$oomlens" snapshot --format html "$name.pickle"; done
+  golden cpp_stacks_p4.all-frames.txt 0 "$oomlens" snapshot --all-frames cpp_stacks_p4.pickle
+  golden compare.txt 0 "$oomlens" snapshot --compare compare_before_p4.pickle compare_after_p4.pickle
+  golden compare.json 0 "$oomlens" snapshot --format json --compare compare_before_p4.pickle compare_after_p4.pickle
+  golden job_ranks.txt 0 "$oomlens" snapshot job_ranks
+  golden job_ranks.json 0 "$oomlens" snapshot --format json job_ranks
   echo "$pass $fail" >"$tmp/golden-counts"
 )
 read -r pass fail <"$tmp/golden-counts"

@@ -1521,6 +1521,17 @@ def execute_analyze_snapshot_matches_the_cli(ctx: Ctx):
     check("<script>alert(1)</script>" in json.dumps(markup["json"]), "the JSON keeps the name as it is")
     check("in `<script>alert(1)</script>`" in markup["markdown"], "the Markdown shows the name in a code span")
     check("`` `code` **bold** [link](http://example.invalid) ``" in markup["markdown"], "backticks cannot end the span")
+    # stacks="all": the Markdown leads with the user's frame and folds the C++ ones, as the CLI does.
+    cpp = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot",
+                                                 "arguments": [{"path": snapshot_path(ctx, "cpp_stacks_p4.pickle")}]})
+    md = cpp["markdown"]
+    check("**8.00 GiB** in 2 blocks\n   - `/home/user/llm/model.py:21` in `build_model`" in md, f"user frame leads: {md}")
+    check("+ 8 C++ and 1 framework frames folded" in md and "torch::unwind" not in md, "C++ frames folded")
+    check("(no stack recorded: allocated before the trace begins" in md, "the missing stack's cause")
+    check("peak allocated **24.00 GiB** after entry 10 of 77" in md and "12.00 GiB allocated at the OOM" in md,
+          "the peak and the OOM from the trace")
+    check("At the peak:\n\n- **12.00 GiB** in 3 blocks\n   - `/home/user/llm/model.py:88` in `forward`" in md,
+          "what was alive at the peak, by user frame")
 
 
 @case
