@@ -102,9 +102,10 @@ Fix snapshot_fix() {
           {},
           {},
           {},
-          "Call torch.cuda.memory._record_memory_history(max_entries=100000) before the loop and "
-          "torch.cuda.memory._dump_snapshot(\"oom.pickle\") in an `except torch.OutOfMemoryError` handler; the "
-          "snapshot shows which allocations were alive and how the cache was split."};
+          "Call torch.cuda.memory._record_memory_history(max_entries=100000, stacks=\"python\") before the loop "
+          "and torch.cuda.memory._dump_snapshot(\"oom.pickle\") in an `except torch.OutOfMemoryError` handler "
+          "(or let `oomlens verify --snapshot` record one without editing the script); the snapshot shows which "
+          "allocations were alive and how the cache was split."};
 }
 
 Fix no_empty_cache_fix() {
