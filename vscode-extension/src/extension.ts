@@ -401,7 +401,11 @@ export class OomlensExtension implements vscode.Disposable {
   }
 
   private async verifyFix(command?: string): Promise<void> {
-    const suggested = command ?? this.report.current.json?.incidents?.find((i) => i.verify)?.verify ?? "";
+    let suggested = command ?? this.report.current.json?.incidents?.find((i) => i.verify)?.verify ?? "";
+    // No report open: the A/B run of the script (or log) in the active editor.
+    const active = vscode.window.activeTextEditor?.document;
+    if (!suggested && active && this.api.supports(SERVER_COMMANDS.verify))
+      suggested = (await this.api.verify(active.uri.toString()).catch(() => undefined))?.command ?? "";
     const chosen = await vscode.window.showInputBox({
       title: "oomlens: Verify Fix",
       prompt: "The command runs in a terminal named for it; edit it first if needed.",

@@ -12,6 +12,7 @@ export const SERVER_COMMANDS = {
   showFix: "oomlens.showFix",
   analyzeSnapshot: "oomlens.analyzeSnapshot",
   fixScript: "oomlens.fixScript",
+  verify: "oomlens.verify",
 } as const;
 
 /** A cancellation token as both vscode and vscode-jsonrpc define it. */
@@ -75,5 +76,10 @@ export class ServerApi {
 
   fixScript(uri: string, fix: ScriptFix, token?: Token): Promise<FixScriptResult> {
     return this.execute<FixScriptResult>(SERVER_COMMANDS.fixScript, [{ uri, fix }], token);
+  }
+
+  /** The `oomlens verify` command for an open script or log (the setting given, else the server's). */
+  verify(uri: string, conf?: string, token?: Token): Promise<{ command?: string }> {
+    return this.execute(SERVER_COMMANDS.verify, [conf ? { uri, conf } : { uri }], token);
   }
 }

@@ -186,6 +186,16 @@ describe("oomlens lsp with the extension's client code", () => {
     assert.equal(r.command, "echo hi");
   });
 
+  it("proposes the oomlens verify A/B run for an open script", async () => {
+    const uri = "file:///w/my%20train.py";
+    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "python", version: 1, text: "import torch\n" } });
+    const r = await api.verify(uri);
+    assert.equal(r.command, "oomlens verify --baseline --conf expandable_segments:True -- python '/w/my train.py'");
+    const other = await api.verify(uri, "max_split_size_mb:256");
+    assert.ok(other.command?.includes("--conf max_split_size_mb:256"), other.command);
+    await conn.sendNotification("textDocument/didClose", { textDocument: { uri } });
+  });
+
   it("analyzes a memory snapshot when the server offers it", async (t) => {
     if (!commands.includes(SERVER_COMMANDS.analyzeSnapshot)) {
       await assert.rejects(api.analyzeSnapshot(snapshot), UnsupportedCommandError);
