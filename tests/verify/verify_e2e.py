@@ -142,6 +142,18 @@ def a_job_without_torch_is_inconclusive_and_untouched():
 
 
 @case
+def a_torch_without_the_hooks_the_probe_uses_still_runs_and_is_judged_by_its_output():
+    status, r, err = verify("--baseline", "--conf", "expandable_segments:True", "--", *job("fragmenting_job.py"),
+                            env={"FAKE_TORCH_WITHOUT_HOOKS": "1"})
+    eq(status, 0, "exit status")
+    eq(r["verdict"]["kind"], "fixed", "the verdict from the runs' output and exit codes")
+    a = r["runs"][0]
+    eq(a["oom"]["rule"], "OOM101", "A's OOM, from its output")
+    eq(a["processes"][0]["ooms"], [], "no observer could be attached")
+    check("training finished" in err, "the job ran as without the probe")
+
+
+@case
 def single_run_without_oom_passes():
     status, r, _ = verify("--conf", "expandable_segments:True", "--", *job("fragmenting_job.py"))
     eq(status, 0, "exit status")
