@@ -30,7 +30,9 @@ Result parsed(snap::Expected<snap::Snapshot, snap::SnapshotError> result) {
 Result read_whole(OpenFile& file) {
   std::string bytes;
   FileError error;
-  if (!file.read_rest(bytes, error)) return unreadable(error.reason);
+  // Bounded by the largest pickle the reader takes: a pipe that never ends
+  // is refused once past it, not read until memory runs out.
+  if (!file.read_rest(bytes, error, snap::kMaxPickleBytes)) return unreadable(error.reason);
   return parsed(snap::parse_snapshot(std::string_view(bytes), read_options()));
 }
 
