@@ -98,9 +98,12 @@ void FrameReader::feed(std::string_view bytes) {
   // An oversized body is dropped as it arrives instead of being buffered.
   if (state_ == State::skip && buffered_bytes() == 0) {
     auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, bytes.size()));
-    remaining_ -= take;
+    skipped(bytes.substr(0, take));
     bytes.remove_prefix(take);
-    if (remaining_ == 0) state_ = State::header;
+    if (remaining_ == 0) {
+      state_ = State::header;
+      skip_done_in_feed_ = true;
+    }
   }
   // A body with a sink goes there directly, never through the buffer.
   if (state_ == State::body && sink_ && buffered_bytes() == 0) {
@@ -133,7 +136,27 @@ void FrameReader::to_sink(std::string_view bytes) {
   }
 }
 
+void FrameReader::skipped(std::string_view bytes) {
+  skipped_request_.feed(bytes);
+  remaining_ -= bytes.size();
+}
+
+// A skipped request is answered (by the server, with this error): the
+// client would otherwise wait for it forever.
+std::optional<FrameEvent> FrameReader::skip_finished() {
+  auto id = skipped_request_.request_id();
+  skipped_request_ = {};
+  if (!id) return std::nullopt;
+  return FramingError{fmt::format("request of {} bytes not handled: it exceeds the limit of {}", skip_length_,
+                                  size_text(limits_.max_body_bytes)),
+                      std::move(id)};
+}
+
 FrameEvent FrameReader::next() {
+  if (skip_done_in_feed_) {
+    skip_done_in_feed_ = false;
+    if (auto event = skip_finished()) return std::move(*event);
+  }
   while (true) {
     std::optional<FrameEvent> event;
     switch (state_) {
@@ -207,6 +230,8 @@ std::optional<FrameEvent> FrameReader::read_header() {
   if (length > limits_.max_body_bytes) {
     state_ = State::skip;
     remaining_ = length;
+    skip_length_ = length;
+    skipped_request_ = {};
     return FramingError{fmt::format("Content-Length {} exceeds the limit of {}; skipping the body", length,
                                     size_text(limits_.max_body_bytes))};
   }
@@ -248,11 +273,11 @@ std::optional<FrameEvent> FrameReader::read_body() {
 
 std::optional<FrameEvent> FrameReader::skip_body() {
   auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, buffered_bytes()));
+  skipped(unread().substr(0, take));
   consumed_ += take;
-  remaining_ -= take;
   if (remaining_ > 0) return NeedMoreBytes{};
   state_ = State::header;
-  return std::nullopt;
+  return skip_finished();
 }
 
 std::optional<FrameEvent> FrameReader::resync() {

@@ -15,7 +15,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+
+#include "lsp/skipped_request.hpp"
 
 namespace oomlens::lsp {
 
@@ -61,7 +64,12 @@ struct FramedMessage {
 };
 // Something in the stream was not valid framing and was skipped.
 struct FramingError {
+  explicit FramingError(std::string description, std::optional<std::string> skipped_request_id = std::nullopt)
+      : description(std::move(description)), skipped_request_id(std::move(skipped_request_id)) {}
   std::string description;
+  // The JSON text of the id of a request skipped for its size (read as its
+  // bytes went by): that request is owed an error answer.
+  std::optional<std::string> skipped_request_id;
 };
 
 using FrameEvent = std::variant<NeedMoreBytes, FramedMessage, FramingError>;
@@ -111,6 +119,8 @@ class FrameReader {
   std::string_view unread() const;
   void compact();
   void to_sink(std::string_view bytes);
+  void skipped(std::string_view bytes);
+  std::optional<FrameEvent> skip_finished();
 
   FrameLimits limits_;
   BodySinkFactory make_sink_;
@@ -121,6 +131,9 @@ class FrameReader {
   std::size_t consumed_ = 0;      // bytes of buffer_ already turned into events
   std::size_t header_scanned_ = 0;  // bytes of the header block searched for its end
   std::uint64_t remaining_ = 0;   // body bytes to read or skip
+  std::uint64_t skip_length_ = 0;  // the Content-Length of the body being skipped
+  SkippedRequestScanner skipped_request_;  // its id, if it is a request
+  bool skip_done_in_feed_ = false;  // a skip ended in feed(): next() reports it
 };
 
 // The bytes that carry `body` as one LSP message.

@@ -57,9 +57,12 @@ void Server::dispatch(Message message, std::size_t body_bytes) {
   }
 }
 
-void Server::on_framing_error(std::string_view description) {
-  // No id can be read from a broken frame, so there is no one to answer.
+void Server::on_framing_error(std::string_view description, const std::optional<std::string>& skipped_request_id) {
   io_.log(fmt::format("framing error, skipped: {}", description));
+  // A broken frame has no id to answer; a body skipped for its size may.
+  if (!skipped_request_id) return;
+  auto id = nlohmann::json::parse(*skipped_request_id, nullptr, /*allow_exceptions=*/false);
+  if (id.is_number_integer() || id.is_string()) io_.send(make_error(id, RequestFailed, description));
 }
 
 void Server::on_input_end() {

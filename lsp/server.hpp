@@ -45,7 +45,9 @@ class Server {
   void on_message(std::string_view body);
   // A large body that was read (and partly parsed) as it arrived.
   void on_message(IncrementalMessage& body);
-  void on_framing_error(std::string_view description);
+  // Logged; a request skipped for its size (its id read from the stream) is
+  // answered with the error.
+  void on_framing_error(std::string_view description, const std::optional<std::string>& skipped_request_id = {});
   void on_input_end();
 
   // After "exit" or the end of input: stop reading, exit with this status

@@ -107,7 +107,7 @@ int run_stdio_server() {
             else
               server.on_message(m->body);
           } else if (const auto* e = std::get_if<FramingError>(&event)) {
-            server.on_framing_error(e->description);
+            server.on_framing_error(e->description, e->skipped_request_id);
           }
         });
       }

@@ -4,11 +4,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace oomlens::report {
+namespace {
+
+bool is_null_device(const struct stat& st) {
+  struct stat null {};
+  return S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) && null.st_rdev == st.st_rdev;
+}
+
+}  // namespace
 
 std::string FileError::message() const { return (path == "-" ? std::string("<stdin>") : path) + ": " + reason; }
 
@@ -39,6 +50,12 @@ std::optional<OpenFile> OpenFile::open(const std::string& path, FileError& error
     error.reason = "is a directory";
     return std::nullopt;
   }
+  // A device other than a terminal or the null device (/dev/zero,
+  // /dev/urandom, a disk) never ends: reading it would not either.
+  if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !::isatty(fd) && !is_null_device(st)) {
+    error.reason = "is a device, not a file or a pipe";
+    return std::nullopt;
+  }
   file.regular_ = S_ISREG(st.st_mode);
   file.size_ = file.regular_ ? static_cast<std::size_t>(st.st_size) : 0;
   return file;
@@ -54,13 +71,19 @@ std::optional<std::size_t> OpenFile::read(std::span<char> buffer, FileError& err
   }
 }
 
-bool OpenFile::read_rest(std::string& out, FileError& error) {
-  if (regular_) out.reserve(out.size() + size_);
+bool OpenFile::read_rest(std::string& out, FileError& error, std::size_t limit) {
+  if (regular_) out.reserve(out.size() + std::min(size_, limit));
   char buffer[1 << 16];
+  std::size_t total = 0;
   for (;;) {
     auto n = read(buffer, error);
     if (!n) return false;
     if (*n == 0) return true;
+    total += *n;
+    if (total > limit) {  // a pipe has no size to check first; a file may grow while read
+      error = {path_, fmt::format("larger than the {} bytes oomlens reads whole", limit)};
+      return false;
+    }
     out.append(buffer, *n);
   }
 }

@@ -39,8 +39,9 @@ class OpenFile {
   // read(2) into `buffer`, again after a signal: the bytes read, 0 at the
   // end, nothing on an error (then `error` says why).
   std::optional<std::size_t> read(std::span<char> buffer, FileError& error);
-  // Everything from here to the end, appended to `out`.
-  bool read_rest(std::string& out, FileError& error);
+  // Everything from here to the end, appended to `out`; more than `limit`
+  // bytes is an error that names the limit (a pipe that never ends).
+  bool read_rest(std::string& out, FileError& error, std::size_t limit = static_cast<std::size_t>(-1));
 
  private:
   OpenFile(int fd, std::string path, bool regular, std::size_t size);

@@ -59,7 +59,9 @@ Result parse_encoded(std::string_view bytes) {
 Result read_whole(OpenFile& file) {
   std::string bytes;
   FileError error;
-  if (!file.read_rest(bytes, error)) return unreadable(error.reason);
+  // Bounded by the largest pickle the reader takes: a pipe that never ends
+  // is refused once past it, not read until memory runs out.
+  if (!file.read_rest(bytes, error, snap::kMaxPickleBytes)) return unreadable(error.reason);
   return parse_encoded(bytes);
 }
 
