@@ -147,8 +147,14 @@ void judge(OomAnalysis& o, const AnalysisOptions& opt, const AllocatorSettings& 
     return;
   }
   const u64 avail = free + o.cached_free;
-  const std::string avail_line = fmt::format("free {} + cached free {} = {} < requested {}", sz(free), sz(o.cached_free),
-                                             sz(avail), sz(req));
+  // Together they may reach the request and still fail it: neither the
+  // device's free memory nor any cached block holds it in one piece.
+  const std::string avail_line =
+      avail < req ? fmt::format("free {} + cached free {} = {} < requested {}", sz(free), sz(o.cached_free), sz(avail),
+                                sz(req))
+                  : fmt::format("free {} + cached free {} = {} ≥ requested {}, but in pieces: neither the device's free "
+                                "memory nor any cached block holds it whole",
+                                sz(free), sz(o.cached_free), sz(avail), sz(req));
   if (opt.device_total && *opt.device_total) {
     u64 total = *opt.device_total;
     u64 used = total > free ? total - free : 0;
