@@ -32,7 +32,6 @@ enum ErrorCode : int {
   ServerNotInitialized = -32002,
   RequestCancelled = -32800,
   ContentModified = -32801,
-  ServerCancelled = -32802,
   RequestFailed = -32803,
 };
 

@@ -158,12 +158,11 @@ void Server::reply(const PendingPtr& p, json result) {
   io_.send(make_result(p->id, std::move(result)));
 }
 
-void Server::reply_error(const PendingPtr& p, int code, std::string_view message, nlohmann::json data) {
+void Server::reply_error(const PendingPtr& p, int code, std::string_view message) {
   if (p->answered) return;
   p->answered = true;
   pending_.erase(p->id.dump());
-  io_.send(make_error(p->id, code, message,
-                      data.is_null() ? std::nullopt : std::optional<nlohmann::json>(std::move(data))));
+  io_.send(make_error(p->id, code, message));
 }
 
 void Server::send_request(std::string_view method, json params, std::function<void(const Response&)> on_reply) {

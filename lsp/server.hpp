@@ -63,7 +63,7 @@ class Server {
   void on_notification(Notification& n);
   void on_response(const Response& r);
   void reply(const PendingPtr& p, nlohmann::json result);
-  void reply_error(const PendingPtr& p, int code, std::string_view message, nlohmann::json data = nullptr);
+  void reply_error(const PendingPtr& p, int code, std::string_view message);
   void send_request(std::string_view method, nlohmann::json params, std::function<void(const Response&)> on_reply);
   void notify(std::string_view method, nlohmann::json params);
 

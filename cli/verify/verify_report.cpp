@@ -27,7 +27,7 @@ std::string size_cell(bool measured, std::uint64_t bytes) {
 }
 
 std::string run_title(const VerifyResult& result, const v::RunMeasure& r) {
-  if (&r == &*result.baseline) return "A  without the setting";
+  if (result.baseline && &r == &*result.baseline) return "A  without the setting";
   if (result.settings.empty()) return "   the run";
   return result.baseline ? "B  with the setting" : "   with the setting";
 }

@@ -107,6 +107,18 @@ def text_table_and_verdict_line():
 
 
 @case
+def text_table_of_a_single_run():
+    e = dict(os.environ, PYTHONPATH=os.path.join(HERE, "fake_torch"))
+    e.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+    p = subprocess.run([OOMLENS, "verify", "--conf", "expandable_segments:True", "--", *job("fragmenting_job.py")],
+                       capture_output=True, text=True, env=e, timeout=60)
+    eq(p.returncode, 0, "exit status")
+    rows = [l for l in p.stdout.splitlines() if l.startswith("   with the setting")]
+    eq(len(rows), 1, f"one row, for the one run: {p.stdout[-600:]}")
+    check(any(l.startswith("passed: ") for l in p.stdout.splitlines()), p.stdout[-300:])
+
+
+@case
 def capacity_not_fixed():
     status, r, _ = verify("--baseline", "--conf", "expandable_segments:True", "--", *job("capacity_job.py"))
     eq(status, 1, "exit status when the fix did not work")
