@@ -1,5 +1,7 @@
 // Diagnostics, pulled (textDocument/diagnostic) when the client declares it,
-// else pushed (publishDiagnostics) as each analysis finishes: never both.
+// else pushed (publishDiagnostics) as each analysis finishes: never both for
+// one document. Notebook cells are pushed until the client pulls one (see
+// Server::cells_pulled_).
 #include <fmt/format.h>
 
 #include "lsp/server.hpp"

@@ -8,6 +8,7 @@
 
 #include "lsp/document_features.hpp"
 #include "lsp/server.hpp"
+#include "report/notebook_edit.hpp"
 
 namespace oomlens::lsp {
 
@@ -34,11 +35,25 @@ Range to_script(Range range, std::uint32_t first_line) {
   return range;
 }
 
+// The script's "line N" in a message told as the cell's ("cell 3, line 1",
+// cells counted from 1 as the notebook shows them), as `oomlens lint` does.
+std::string cell_message(const Notebooks& notebooks, const std::string& notebook, std::string_view message) {
+  auto cells = notebooks.cells(notebook);
+  return report::cell_lines_in_message(message, [&](std::uint32_t line) -> std::optional<std::pair<std::size_t, std::uint32_t>> {
+    auto at = line == 0 ? std::nullopt : notebooks.cell_at(notebook, line - 1);
+    if (!at) return std::nullopt;
+    auto it = std::find_if(cells.begin(), cells.end(), [&](const Notebooks::Cell& c) { return c.uri == at->first; });
+    if (it == cells.end()) return std::nullopt;
+    return std::pair{static_cast<std::size_t>(it - cells.begin()), at->second + 1};
+  });
+}
+
 std::optional<Diagnostic> cell_diagnostic(const Notebooks& notebooks, const std::string& notebook, Diagnostic d,
                                           const std::string& cell) {
   auto at = to_cell(notebooks, notebook, d.range);
   if (!at || at->first != cell) return std::nullopt;
   d.range = at->second;
+  d.message = cell_message(notebooks, notebook, d.message);
   if (d.related_information)
     for (auto& info : *d.related_information)
       if (info.location.uri == notebook)
@@ -111,7 +126,7 @@ void Server::notebook_did_change(NotebookChangeParams params) {
   auto text = notebooks_.change(std::move(params));
   if (!text) return;
   // Cells deleted: their diagnostics go with them.
-  if (!client_.pull_diagnostics)
+  if (push_cell_diagnostics())
     for (const auto& cell : closed) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{cell, std::nullopt, {}});
   open_notebook_script(uri, std::move(*text));
 }
@@ -125,7 +140,7 @@ void Server::notebook_did_close(NotebookCloseParams params) {
     for (auto& [p, then] : it->second.waiting) reply_error(p, ContentModified, "the notebook was closed");
     analyses_.erase(it);
   }
-  if (!client_.pull_diagnostics)
+  if (push_cell_diagnostics())
     for (const auto& c : cells) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{c.uri, std::nullopt, {}});
 }
 
@@ -145,6 +160,14 @@ bool Server::pull_cell_diagnostics(const std::string& cell, Reply<DocumentDiagno
   auto place = notebooks_.placement(cell);
   if (!place) return false;
   std::string notebook = place->notebook;
+  if (!cells_pulled_ && client_.pull_diagnostics) {
+    // The client pulls cells after all: what was pushed to them goes, so
+    // that no cell shows its diagnostics twice (pushed and pulled).
+    cells_pulled_ = true;
+    for (const auto& nb : notebooks_.uris())
+      for (const auto& c : notebooks_.cells(nb))
+        notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{c.uri, std::nullopt, {}});
+  }
   with_analysis(reply.request(), notebook, [this, reply, notebook, cell](const DocumentAnalysis& a) {
     std::vector<Diagnostic> diagnostics;
     for (const auto& d : a.diagnostics)

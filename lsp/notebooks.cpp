@@ -111,6 +111,12 @@ std::vector<Notebooks::Cell> Notebooks::cells(const std::string& notebook) const
   return it == notebooks_.end() ? std::vector<Cell>{} : it->second.cells;
 }
 
+std::vector<std::string> Notebooks::uris() const {
+  std::vector<std::string> out;
+  for (const auto& [uri, notebook] : notebooks_) out.push_back(uri);
+  return out;
+}
+
 std::optional<std::int64_t> Notebooks::cell_version(const std::string& cell_uri) const {
   auto doc = texts_.get(cell_uri);
   if (!doc) return std::nullopt;

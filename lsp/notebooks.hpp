@@ -44,6 +44,7 @@ class Notebooks {
   // The code cell holding a script line, and that line in it.
   std::optional<std::pair<std::string, std::uint32_t>> cell_at(const std::string& notebook, std::uint32_t line) const;
   std::vector<Cell> cells(const std::string& notebook) const;
+  std::vector<std::string> uris() const;  // the open notebooks
   // The version of a cell's text document (for versioned edits).
   std::optional<std::int64_t> cell_version(const std::string& cell_uri) const;
 

@@ -143,7 +143,8 @@ void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) 
   // kept (it would hold a second copy of a large text while the next runs).
   slot.last = analysis->script ? analysis : nullptr;
   log_job_messages(slot, *analysis);
-  if (!client_.pull_diagnostics) publish(*analysis);
+  if (!client_.pull_diagnostics || (notebooks_.is_notebook(analysis->doc->uri) && push_cell_diagnostics()))
+    publish(*analysis);
   auto waiting = std::move(slot.waiting);
   slot.waiting.clear();
   for (auto& [p, then] : waiting) {

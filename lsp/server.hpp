@@ -148,6 +148,12 @@ class Server {
   DocumentStore documents_;
   Notebooks notebooks_;
   std::map<std::string, std::int64_t> notebook_script_versions_;
+  // Whether the client has pulled a notebook cell's diagnostics. Until it
+  // does, cells get theirs pushed even from a client that pulls for files:
+  // VS Code's language client (9.x) pulls only for documents it opened with
+  // textDocument/didOpen or shows in a tab, and a cell is neither.
+  bool cells_pulled_ = false;
+  bool push_cell_diagnostics() const { return !client_.pull_diagnostics || !cells_pulled_; }
 
   std::map<std::string, PendingPtr> pending_;  // by serialized id
   std::map<std::string, std::function<void(const Response&)>> outgoing_;  // our requests, by id

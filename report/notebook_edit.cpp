@@ -61,6 +61,16 @@ std::string apply_notebook_edits(std::string_view file, const analyzer::notebook
 }
 
 std::string cell_lines_in_message(std::string_view message, const analyzer::notebook::Script& script) {
+  return cell_lines_in_message(message, [&script](std::uint32_t line) -> std::optional<std::pair<std::size_t, std::uint32_t>> {
+    const analyzer::notebook::CellSpan* span = nullptr;
+    for (const auto& s : script.spans)
+      if (s.first_line <= line) span = &s;
+    if (!span) return std::nullopt;
+    return std::pair{static_cast<std::size_t>(span->cell), line - span->first_line + 1};
+  });
+}
+
+std::string cell_lines_in_message(std::string_view message, const CellOfLine& cell_of) {
   std::string out;
   constexpr std::string_view kLine = "line ";
   std::size_t i = 0;
@@ -76,12 +86,9 @@ std::string cell_lines_in_message(std::string_view message, const analyzer::note
       continue;
     }
     auto line = static_cast<std::uint32_t>(std::stoul(std::string(message.substr(digits, end - digits))));
-    const analyzer::notebook::CellSpan* span = nullptr;
-    for (const auto& s : script.spans)
-      if (s.first_line <= line) span = &s;
     out.append(message.substr(i, at - i));
-    if (span)
-      out += "cell " + std::to_string(span->cell + 1) + ", line " + std::to_string(line - span->first_line + 1);
+    if (auto cell = cell_of(line))
+      out += "cell " + std::to_string(cell->first + 1) + ", line " + std::to_string(cell->second);
     else
       out.append(message.substr(at, end - at));
     i = end;

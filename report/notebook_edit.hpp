@@ -4,7 +4,12 @@
 // the other cells and the file's layout stay byte for byte.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -26,5 +31,11 @@ std::string cell_source_json(const analyzer::notebook::Cell& cell, std::string_v
 // A message about the notebook's script with every "line N" in it told as
 // the cell's: "line 6" -> "cell 3, line 1" (cells counted from 1).
 std::string cell_lines_in_message(std::string_view message, const analyzer::notebook::Script& script);
+
+// The same for any place that knows its cells: `cell_of(line)` names the
+// cell holding the script's 1-based line N as (cell index from 0, the line's
+// 1-based number in the cell); a line it cannot place stays "line N".
+using CellOfLine = std::function<std::optional<std::pair<std::size_t, std::uint32_t>>(std::uint32_t)>;
+std::string cell_lines_in_message(std::string_view message, const CellOfLine& cell_of);
 
 }  // namespace oomlens::report

@@ -1673,6 +1673,8 @@ def notebook_cells_get_diagnostics_and_fixes_of_their_own_lines(ctx: Ctx):
     items = pull(s, cells[2])["items"]
     eq([d["code"] for d in items], ["OOM301"], "the loop's cell")
     eq(items[0]["range"]["start"], {"line": 3, "character": 4}, "on the cell's own line")
+    check("the `for` loop at cell 3, line 1" in items[0]["message"],
+          f"the message tells the loop's line as the notebook shows it: {items[0]['message']!r}")
     fixes = [a for a in code_actions(s, cells[2], items[0]) if a["kind"] == "quickfix"]
     eq(len(fixes), 1, "one quick fix")
     edits = only_document_change(fixes[0]["edit"], cells[2], 1)
@@ -1714,6 +1716,37 @@ def notebook_cells_pushed_per_cell(ctx: Ctx):
     s.notify("notebookDocument/didClose", {"notebookDocument": {"uri": nb},
                                             "cellTextDocuments": [{"uri": u} for u in cells]})
     eq(pushed(s, cells[2], m), [], "cleared when the notebook closes")
+
+
+@case
+def notebook_cells_pushed_to_a_pulling_client_until_it_pulls_a_cell(ctx: Ctx):
+    # VS Code's language client pulls diagnostics for files but never for a
+    # notebook's cells: a cell must get them pushed, or it shows none.
+    s = ctx.started(pull=True)
+    nb = "file:///w/pulling.ipynb"
+    m = s.mark()
+    cells = notebook_open(s, nb, NOTEBOOK_CELLS)
+    eq([d["code"] for d in pushed(s, cells[2], m)], ["OOM301"], "pushed to the loop's cell though the client pulls")
+    # A plain file of the same client is still only pulled.
+    m = s.mark()
+    uri, text = "file:///w/loop.py", NOTEBOOK_CELLS[2][1].replace("for step", "import torch\nfor step")
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    eq([d["code"] for d in pull(s, uri)["items"]], ["OOM301"], "the file's diagnostics, pulled")
+    eq([n for n in s.notifications("textDocument/publishDiagnostics", m) if n["params"]["uri"] == uri], [],
+       "nothing pushed for the file")
+    # Once the client pulls a cell, the pushed lists are cleared: no cell shows its diagnostics twice.
+    m = s.mark()
+    eq([d["code"] for d in pull(s, cells[2])["items"]], ["OOM301"], "the cell pulled")
+    eq(pushed(s, cells[2], m), [], "its pushed diagnostics cleared")
+    m = s.mark()
+    s.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": nb, "version": 2},
+        "change": {"cells": {"textContent": [{"document": {"uri": cells[2], "version": 2},
+                                              "changes": [{"text": NOTEBOOK_CELLS[2][1] + "\n"}]}]}}})
+    eq([d["code"] for d in pull(s, cells[2])["items"]], ["OOM301"], "pulled after a change")
+    eq([n["params"]["uri"] for n in s.notifications("textDocument/publishDiagnostics", m)], [],
+       "and no longer pushed")
+    eq(s.answered_once_problems(), [], "every request answered once")
 
 
 @case

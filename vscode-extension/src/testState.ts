@@ -1,6 +1,6 @@
 // For the browser test only: when OOMLENS_VSCODE_TEST_STATE names a file, the
-// extension writes what it sees there (oomlens diagnostics, Python documents'
-// text, events), so a test can check the editor's state without scraping UI.
+// extension writes what it sees there (oomlens diagnostics, the text of Python
+// files and of notebooks' Python cells, events), so a test can check the editor's state without scraping UI.
 import * as fs from "fs";
 import * as vscode from "vscode";
 
@@ -15,6 +15,7 @@ export class TestState implements vscode.Disposable {
     this.disposables.push(
       vscode.languages.onDidChangeDiagnostics(() => this.schedule()),
       vscode.workspace.onDidChangeTextDocument(() => this.schedule()),
+      vscode.workspace.onDidChangeNotebookDocument(() => this.schedule()),
     );
     this.schedule();
   }
@@ -47,7 +48,8 @@ export class TestState implements vscode.Disposable {
     }
     const documents: Record<string, string> = {};
     for (const doc of vscode.workspace.textDocuments)
-      if (doc.languageId === "python" && doc.uri.scheme === "file") documents[doc.uri.toString()] = doc.getText();
+      if (doc.languageId === "python" && (doc.uri.scheme === "file" || doc.uri.scheme === "vscode-notebook-cell"))
+        documents[doc.uri.toString()] = doc.getText();
     try {
       fs.writeFileSync(this.file!, JSON.stringify({ diagnostics, documents, events: this.events }, null, 1));
     } catch {
