@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/log_files.hpp"
 #include "cli/report.hpp"
+#include "report/sarif.hpp"
 
 namespace oomlens::cli {
 namespace {
@@ -108,7 +109,7 @@ int diagnose(const CLI::App& command, Options o) {
       render_text(std::cout, reports, style);
     }
   } else {
-    auto j = o.format == "json" ? report::report_json(reports) : report_sarif(reports);
+    auto j = o.format == "json" ? report::report_json(reports) : report::logs_sarif(reports);
     // Logs hold invalid UTF-8; JSON must not: replace, never throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }

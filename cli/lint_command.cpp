@@ -13,8 +13,10 @@
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
 #include "analyzer/notebook.hpp"
+#include "report/diagnosis_json.hpp"
 #include "report/files.hpp"
 #include "report/notebook_edit.hpp"
+#include "report/sarif.hpp"
 #include "rules/source/config_lint.hpp"
 #include "rules/source/file_kind.hpp"
 #include "rules/source/lint.hpp"
@@ -103,21 +105,20 @@ std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::strin
 }
 
 // The diagnostics of one file's text (syntax errors of a script as E999).
-std::vector<rules::SourceDiagnostic> lint_text(const rules::LintFileKind& kind, std::string_view text) {
+std::vector<rules::Diagnosis> lint_text(const rules::LintFileKind& kind, std::string_view text) {
   if (kind.config) return rules::lint_config_file(*kind.config, text);
   auto script = analyzer::python::parse_script(text);
   auto diags = rules::lint_script(script);
   for (const auto& e : script.syntax_errors()) {
-    rules::SourceDiagnostic d;
-    d.range = e.range;
-    d.start = e.start;
-    d.diagnosis.code = "E999";
-    d.diagnosis.name = "syntax-error";
-    d.diagnosis.severity = rules::Severity::error;
-    d.diagnosis.message = "SyntaxError: " + e.message;
+    rules::Diagnosis d;
+    d.location = rules::source_location(e.range, e.start);
+    d.code = "E999";
+    d.name = "syntax-error";
+    d.severity = rules::Severity::error;
+    d.message = "SyntaxError: " + e.message;
     diags.push_back(std::move(d));
   }
-  std::stable_sort(diags.begin(), diags.end(), [](const auto& a, const auto& b) { return a.range.begin < b.range.begin; });
+  rules::sort_in_source_order(diags);
   return diags;
 }
 
@@ -125,7 +126,7 @@ std::vector<rules::SourceDiagnostic> lint_text(const rules::LintFileKind& kind, 
 struct NotebookLint {
   analyzer::notebook::Notebook notebook;
   analyzer::notebook::Script script;
-  std::vector<rules::SourceDiagnostic> diagnostics;
+  std::vector<rules::Diagnosis> diagnostics;
 };
 NotebookLint lint_notebook(std::string_view text) {
   NotebookLint n;
@@ -140,45 +141,37 @@ NotebookLint lint_notebook(std::string_view text) {
 std::vector<std::size_t> to_cells(NotebookLint& n) {
   std::vector<std::size_t> cells;
   for (auto& d : n.diagnostics) {
-    const auto* span = n.script.span_at(d.range.begin);
+    auto& source = *d.location.source;
+    const auto* span = n.script.span_at(source.range.begin);
     if (!span) {
       cells.push_back(0);
       continue;
     }
     cells.push_back(span->cell);
-    d.start.line -= span->first_line - 1;
-    d.diagnosis.message = report::cell_lines_in_message(d.diagnosis.message, n.script);
+    source.start.line -= span->first_line - 1;
+    d.location.line = d.location.end_line = source.start.line;
+    d.message = report::cell_lines_in_message(d.message, n.script);
     auto shift = [&](std::size_t& at) { at = at >= span->begin ? at - span->begin : 0; };
-    std::size_t b = d.range.begin, e = d.range.end;
+    std::size_t b = source.range.begin, e = source.range.end;
     shift(b), shift(e);
-    d.range = {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e)};
-    for (auto& edit : d.edits) shift(edit.begin), shift(edit.end);
+    source.range = {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e)};
+    for (auto& fix : d.fixes)
+      for (auto& edit : fix.edits) shift(edit.begin), shift(edit.end);
   }
   return cells;
 }
 
-bool applicable(const rules::SourceDiagnostic& d, bool unsafe) {
-  return d.fix_safety && !d.edits.empty() &&
-         (*d.fix_safety == rules::FixSafety::safe || (unsafe && *d.fix_safety == rules::FixSafety::unsafe));
-}
+// A linted script or configuration file: its diagnostics in source order,
+// a syntax error as code E999 (with no fix).
+struct LintedFile {
+  std::string path;
+  std::vector<rules::Diagnosis> diagnostics;
+  // A notebook's: the cell of each diagnostic (index in the notebook's cells,
+  // from 0), whose positions are then in that cell. Empty for other files.
+  std::vector<std::size_t> cells;
 
-nlohmann::json diagnostic_json(const std::string& file, const rules::SourceDiagnostic& d, bool unsafe,
-                               std::optional<std::size_t> cell) {
-  nlohmann::json fix = nullptr;
-  if (d.fix_safety) {
-    nlohmann::json edits = nlohmann::json::array();
-    for (const auto& e : d.edits) edits.push_back({{"begin", e.begin}, {"end", e.end}, {"replacement", e.replacement}});
-    fix = {{"safety", rules::to_string(*d.fix_safety)},
-           {"title", d.diagnosis.fixes.empty() ? std::string() : d.diagnosis.fixes.front().title},
-           {"applicable", applicable(d, unsafe)},
-           {"edits", edits}};
-  }
-  nlohmann::json out = {{"file", file},  {"line", d.start.line}, {"column", d.start.column}, {"code", d.diagnosis.code},
-                        {"name", d.diagnosis.name}, {"message", d.diagnosis.message},
-                        {"severity", rules::to_string(d.diagnosis.severity)}, {"fix", fix}};
-  if (cell) out["cell_index"] = *cell;
-  return out;
-}
+  std::optional<std::size_t> cell(std::size_t i) const { return cells.empty() ? std::nullopt : std::optional(cells[i]); }
+};
 
 int lint(Options o) {
   if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
@@ -247,8 +240,8 @@ int lint(Options o) {
         // As ruff: the fixed text on standard output, the diagnostics left on standard error.
         std::cout << current;
         for (const auto& d : diags)
-          std::cerr << file << ":" << d.start.line << ":" << d.start.column << ": " << d.diagnosis.code << " "
-                    << d.diagnosis.message << "\n";
+          std::cerr << file << ":" << d.location.line << ":" << d.location.source->start.column << ": " << d.code
+                    << " " << d.message << "\n";
         return diags.empty() ? kExitClean : kExitFound;
       }
       if (current != source) {
@@ -267,8 +260,8 @@ int lint(Options o) {
       if (o.diff) continue;
     }
     for (const auto& d : diags) {
-      if (applicable(d, o.unsafe)) ++fixable;
-      else if (applicable(d, true)) ++hidden_unsafe;
+      if (report::fix_applies(d, o.unsafe)) ++fixable;
+      else if (report::fix_applies(d, true)) ++hidden_unsafe;
     }
     if (notebook) {
       auto at = to_cells(cells);
@@ -285,23 +278,29 @@ int lint(Options o) {
   if (o.format == "json") {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& f : linted)
-      for (std::size_t i = 0; i < f.diagnostics.size(); ++i)
-        all.push_back(diagnostic_json(f.path, f.diagnostics[i], o.unsafe,
-                                      f.cells.empty() ? std::nullopt : std::optional(f.cells[i])));
+      for (std::size_t i = 0; i < f.diagnostics.size(); ++i) {
+        auto j = report::diagnosis_json(f.diagnostics[i], f.path, report::DiagnosisContract::lint);
+        j["fix"] = report::automatic_fix_json(f.diagnostics[i], o.unsafe);
+        if (auto cell = f.cell(i)) j["cell_index"] = *cell;
+        all.push_back(std::move(j));
+      }
     std::cout << nlohmann::json{{"diagnostics", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else if (o.format == "sarif") {
-    std::cout << lint_sarif(linted).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::vector<report::SarifResult> results;
+    for (const auto& f : linted)
+      for (std::size_t i = 0; i < f.diagnostics.size(); ++i) results.push_back({&f.diagnostics[i], f.path, f.cell(i)});
+    std::cout << report::sarif_json(results, true).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     for (const auto& f : linted)
       for (std::size_t i = 0; i < f.diagnostics.size(); ++i) {
         const auto& d = f.diagnostics[i];
         if (f.cells.empty())
-          std::cout << f.path << ":" << d.start.line << ":" << d.start.column << ": ";
+          std::cout << f.path << ":" << d.location.line << ":" << d.location.source->start.column << ": ";
         else  // cells counted from 1, as a notebook shows them
-          std::cout << f.path << ": cell " << f.cells[i] + 1 << ", line " << d.start.line << ", column "
-                    << d.start.column << ": ";
-        std::cout << d.diagnosis.code << (applicable(d, o.unsafe) ? " [*] " : " ") << d.diagnosis.message << "\n";
+          std::cout << f.path << ": cell " << f.cells[i] + 1 << ", line " << d.location.line << ", column "
+                    << d.location.source->start.column << ": ";
+        std::cout << d.code << (report::fix_applies(d, o.unsafe) ? " [*] " : " ") << d.message << "\n";
       }
     // The summary goes to stderr: stdout stays one diagnostic per line.
     if (reported > 0 || fixed > 0) {

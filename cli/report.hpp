@@ -1,4 +1,4 @@
-// A diagnosed input, and the three ways the terminal front end writes them.
+// A diagnosed input, and how the terminal front end writes it as text.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,6 @@
 #include "report/json_report.hpp"
 #include "report/log_file.hpp"
 #include "rules/diagnosis.hpp"
-#include "rules/source/source_rules.hpp"
 
 namespace oomlens::cli {
 
@@ -26,20 +25,5 @@ struct TextStyle {
   std::size_t bar_width = 50;
 };
 void render_text(std::ostream& out, const std::vector<FileReport>& files, const TextStyle& style);
-
-// SARIF 2.1.0 for CI and code-scanning tools.
-nlohmann::json report_sarif(const std::vector<FileReport>& files);
-
-// A linted script or configuration file: its diagnostics in source order,
-// a syntax error as code E999 (with no fix).
-struct LintedFile {
-  std::string path;
-  std::vector<rules::SourceDiagnostic> diagnostics;
-  // A notebook's: the cell of each diagnostic (index in the notebook's cells,
-  // from 0), whose positions are then in that cell. Empty for other files.
-  std::vector<std::size_t> cells;
-};
-// SARIF 2.1.0 of `oomlens lint`, fixes included as byte-offset replacements.
-nlohmann::json lint_sarif(const std::vector<LintedFile>& files);
 
 }  // namespace oomlens::cli

@@ -126,17 +126,21 @@ void render_ranks(std::ostream& out, const FileReport& file, const analyzer::Inc
   }
 }
 
-void render_incident(std::ostream& out, const FileReport& file, const rules::IncidentDiagnosis& item,
-                     const TextStyle& style, const Paint& paint) {
-  const auto& inc = item.incident;
-  const auto& d = item.diagnosis;
-  out << paint("1", location_of(file.path_of(inc.primary.file), inc.primary.line)) << ": "
+// A diagnosis' first line: where, its severity and rule, its message.
+void render_headline(std::ostream& out, const FileReport& file, const rules::Diagnosis& d, const Paint& paint) {
+  out << paint("1", location_of(file.path_of(d.location.file), d.location.line)) << ": "
       << paint(severity_color(d.severity), fmt::format("{}[{}]", rules::to_string(d.severity), d.code)) << " "
       << d.message << "\n";
+}
+
+void render_incident(std::ostream& out, const FileReport& file, const rules::Diagnosis& d, const TextStyle& style,
+                     const Paint& paint) {
+  const auto& inc = d.incident();
+  render_headline(out, file, d, paint);
   out << fmt::format("  class: {} ({})\n", paint("1", analyzer::to_string(inc.verdict.cls)), d.name);
-  if (inc.location)
-    out << fmt::format("  in your code: {}:{}{}\n", inc.location->file, inc.location->line,
-                       inc.location->function.empty() ? "" : " in " + inc.location->function);
+  if (d.frame)
+    out << fmt::format("  in your code: {}:{}{}\n", d.frame->file, d.frame->line,
+                       d.frame->function.empty() ? "" : " in " + d.frame->function);
   if (auto r = ranks_line(inc); !r.empty()) out << "  ranks: " << r << "\n";
   render_ranks(out, file, inc);
   render_bar(out, inc.primary.numbers, style, paint);
@@ -175,10 +179,8 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
     const auto& rep = file.report;
     for (const auto& item : rep.incidents) render_incident(out, file, item, style, paint);
     for (const auto& f : rep.findings) {
-      out << paint("1", location_of(file.path_of(f.finding.file), f.finding.line)) << ": "
-          << paint(severity_color(f.diagnosis.severity),
-                   fmt::format("{}[{}]", rules::to_string(f.diagnosis.severity), f.diagnosis.code))
-          << " " << f.diagnosis.message << "\n\n";
+      render_headline(out, file, f, paint);
+      out << "\n";
     }
     incidents += rep.incidents.size();
     findings += rep.findings.size();

@@ -28,10 +28,11 @@ void check_edits(std::string_view text, const std::vector<TextEdit>& edits) {
   (void)oomlens::rules::apply_edits(text, edits);
 }
 
-void check_diagnostics(std::string_view text, const std::vector<oomlens::rules::SourceDiagnostic>& diags) {
+void check_diagnostics(std::string_view text, const std::vector<oomlens::rules::Diagnosis>& diags) {
   for (const auto& d : diags) {
-    if (d.range.end < d.range.begin || d.range.end > text.size()) std::abort();
-    check_edits(text, d.edits);
+    const auto& range = d.location.source->range;
+    if (range.end < range.begin || range.end > text.size()) std::abort();
+    for (const auto& fix : d.fixes) check_edits(text, fix.edits);
   }
   for (bool unsafe : {false, true}) check_edits(text, oomlens::rules::fix_edits(diags, unsafe));
 }

@@ -1,5 +1,6 @@
 #include "lsp/action_support.hpp"
 
+#include "report/diagnosis_json.hpp"
 #include "rules/rule.hpp"
 
 namespace oomlens::lsp {
@@ -23,7 +24,21 @@ Diagnostic diagnostic_of(const DocumentAnalysis& a, const rules::Diagnosis& d, B
   out.message = d.message;
   out.data.ref = std::move(ref);
   out.data.version = a.doc->version;
+  if (const auto* fix = d.automatic_fix()) out.data.fix_safety = std::string(rules::to_string(fix->safety));
+  if (const auto* inc = std::get_if<analyzer::Incident>(&d.subject)) {
+    out.data.verdict_class = std::string(analyzer::to_string(inc->verdict.cls));
+    out.data.fixes = report::fixes_json(d.fixes);
+    out.data.verify = d.verify;
+    if (inc->entry) out.data.script = inc->entry->file;
+  }
   return out;
+}
+
+Diagnostic diagnostic_of(const DocumentAnalysis& a, const rules::Diagnosis& d, std::string ref) {
+  const auto& where = d.location;
+  ByteRange bytes = where.source ? ByteRange{where.source->range.begin, where.source->range.end}
+                                 : a.doc->lines().newline_lines_bytes(where.line, where.end_line);
+  return diagnostic_of(a, d, bytes, std::move(ref));
 }
 
 bool kind_allowed(const std::string& kind, const Kinds& only) {

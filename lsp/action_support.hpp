@@ -14,11 +14,15 @@
 namespace oomlens::lsp {
 
 int lsp_severity(rules::Severity severity);
-// An LSP Diagnostic of a diagnosis on `bytes` of the analysed document; its
-// data names the diagnosis (`ref`, e.g. "incident:0", "source:2") and the
-// document version, which code actions check.
+// The one conversion of a diagnosis to an LSP Diagnostic, on `bytes` of the
+// analysed document. Its data names the diagnosis (`ref`, e.g. "incident:0",
+// "source:2") and the document version, which code actions check, and
+// carries what they need without a second analysis: the automatic fix's
+// safety; an incident's class, fixes, verification command and script.
 Diagnostic diagnostic_of(const DocumentAnalysis& analysis, const rules::Diagnosis& diagnosis, ByteRange bytes,
                          std::string ref);
+// The same on the diagnosis' own place: a source file's bytes, a log's lines.
+Diagnostic diagnostic_of(const DocumentAnalysis& analysis, const rules::Diagnosis& diagnosis, std::string ref);
 
 using Kinds = std::optional<std::vector<std::string>>;
 // Whether an action of `kind` passes the request's context.only (LSP kinds

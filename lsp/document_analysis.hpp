@@ -40,14 +40,14 @@ struct DocumentAnalysis {
   // `diagnostics` after the syntax error (if any).
   std::shared_ptr<const analyzer::python::Script> script;
   std::optional<rules::ConfigFileKind> config_kind;  // shell/.env/launch.json documents
-  std::vector<rules::SourceDiagnostic> source_diagnostics;
+  std::vector<rules::Diagnosis> source_diagnostics;
   rules::RuleOptions options;           // the settings it was made with (fix values)
   // The document-wide actions (set allocator config, record snapshot), made
   // on the first request that asks for them and kept: later requests on the
   // same version answer from here (source_code_actions.cpp).
   mutable std::once_flag source_actions_once;
-  mutable std::optional<rules::ScriptAction> set_alloc_conf_action;
-  mutable std::optional<rules::ScriptAction> record_snapshot_action;
+  mutable std::optional<rules::Fix> set_alloc_conf_action;
+  mutable std::optional<rules::Fix> record_snapshot_action;
   std::vector<Diagnostic> diagnostics;
   bool cancelled = false;               // superseded while running: never published
 };

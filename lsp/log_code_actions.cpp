@@ -31,11 +31,10 @@ std::string script_name(const analyzer::Incident& inc) {
   return slash == std::string::npos ? f : f.substr(slash + 1);
 }
 
-std::vector<ActionSpec> incident_actions(const rules::IncidentDiagnosis& item) {
-  const auto& d = item.diagnosis;
+std::vector<ActionSpec> incident_actions(const rules::Diagnosis& d) {
   std::vector<ActionSpec> specs;
-  std::string script = script_name(item.incident);
-  std::string script_path = item.incident.entry ? item.incident.entry->file : "";
+  std::string script = script_name(d.incident());
+  std::string script_path = d.incident().entry ? d.incident().entry->file : "";
   for (const auto& f : d.fixes) {
     if (f.kind == rules::FixKind::env) {
       std::string title = fmt::format("Set {}={} for {}", f.env_name, f.env_value, script);
@@ -66,9 +65,9 @@ std::vector<ActionSpec> incident_actions(const rules::IncidentDiagnosis& item) {
   return specs;
 }
 
-std::vector<ActionSpec> finding_actions(const rules::FindingDiagnosis& item) {
-  std::string title = fmt::format("Explain {} {}", item.diagnosis.code, item.diagnosis.name);
-  return {{title, "quickfix", false, command(title, kExplain, item.diagnosis.code)}};
+std::vector<ActionSpec> finding_actions(const rules::Diagnosis& d) {
+  std::string title = fmt::format("Explain {} {}", d.code, d.name);
+  return {{title, "quickfix", false, command(title, kExplain, d.code)}};
 }
 
 // "incident:3" / "finding:0" -> its actions; empty for a stale reference.
@@ -89,7 +88,7 @@ std::vector<ActionSpec> actions_for(const DocumentAnalysis& a, const std::string
 
 // The incident an "incident:N" reference names; null for anything else
 // (a reference sent back by the client is not trusted to be well formed).
-const rules::IncidentDiagnosis* incident_of(const DocumentAnalysis& a, const std::string& ref) {
+const rules::Diagnosis* incident_of(const DocumentAnalysis& a, const std::string& ref) {
   if (!ref.starts_with("incident:") || ref.size() == 9 || ref.size() > 18) return nullptr;
   std::size_t index = 0;
   for (char c : std::string_view(ref).substr(9)) {
@@ -104,10 +103,10 @@ const rules::IncidentDiagnosis* incident_of(const DocumentAnalysis& a, const std
 // open version of the script or on the file. Appended after the command
 // actions, whose indices resolve relies on. Nothing when the script is not a
 // file here or needs no change.
-void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnosis& item, const Diagnostic* diagnostic,
+void script_edit_actions(const DocumentAnalysis& a, const rules::Diagnosis& item, const Diagnostic* diagnostic,
                          const ClientCapabilities& client, const OpenDocuments& open,
                          std::vector<CodeActionItem>& actions) {
-  const auto& inc = item.incident;
+  const auto& inc = item.incident();
   if (!inc.entry || !inc.entry->file.starts_with('/')) return;
   const std::string& path = inc.entry->file;
   auto uri = file_uri_from_path(path);
@@ -120,14 +119,14 @@ void script_edit_actions(const DocumentAnalysis& a, const rules::IncidentDiagnos
   auto script = held ? analyze_for_fixes(held, client, settings)
                      : analyze_file_for_fixes(*uri, path, client, settings, error);
   if (!script) return;  // not readable here (a log from another machine): no edits to offer
-  for (const auto& f : item.diagnosis.fixes) {
+  for (const auto& f : item.fixes) {
     FixRequest fix;
     if (f.kind == rules::FixKind::env && analyzer::is_alloc_conf_variable(f.env_name)) {
       fix = {.kind = "env", .name = f.env_name, .value = f.env_value};
     } else if (f.title.starts_with("Record a memory snapshot")) {
       fix = {.kind = "snapshot"};
-      if (inc.location && inc.location->file == path && inc.location->line > 0)
-        fix.line = static_cast<std::uint32_t>(inc.location->line);
+      if (item.frame && item.frame->file == path && item.frame->line > 0)
+        fix.line = static_cast<std::uint32_t>(item.frame->line);
     } else {
       continue;
     }

@@ -1,11 +1,11 @@
 #include "lsp/log_diagnostics.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
 
 #include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
-#include "report/json_report.hpp"
 
 namespace oomlens::lsp {
 namespace {
@@ -68,83 +68,70 @@ std::string elsewhere_message(const analyzer::Incident& inc, const Anchor& here,
   return fmt::format("{}; {}, in {}: {}", what, first, places.label(first_file), diagnosis_message);
 }
 
+// How many related places a diagnostic lists at most, by kind: a job of
+// many ranks would otherwise send thousands.
+std::size_t related_cap(rules::RelatedPlace::Kind kind) {
+  switch (kind) {
+    case rules::RelatedPlace::Kind::echo: return 32;
+    case rules::RelatedPlace::Kind::collateral: return 48;
+    case rules::RelatedPlace::Kind::warning: return 56;
+    default: return SIZE_MAX;
+  }
+}
+
+// The diagnosis' related places that can be located, after those in `rel`;
+// `skip`: a place that is the diagnostic itself.
+template <class Skip>
+void add_related(const rules::Diagnosis& item, const Places& places, std::vector<DiagnosticRelatedInformation>& rel,
+                 Skip&& skip) {
+  for (const auto& p : item.related) {
+    if (rel.size() >= related_cap(p.kind) || skip(p)) continue;
+    if (auto where = places(p.file, p.line, p.end_line)) rel.push_back(related(*where, p.message));
+  }
+}
+
 std::optional<Diagnostic> incident_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
   const auto& item = a.report.incidents[index];
-  const auto& inc = item.incident;
+  const auto& inc = item.incident();
   auto here = anchor_of(inc, a.file);
   if (!here) return std::nullopt;  // nothing of it in this file
-  const bool elsewhere = inc.primary.file != a.file;
-  Diagnostic d = diagnostic_of(a, item.diagnosis, places.bytes(here->first, here->last), fmt::format("incident:{}", index));
+  const bool elsewhere = item.location.file != a.file;
+  Diagnostic d = diagnostic_of(a, item, places.bytes(here->first, here->last), fmt::format("incident:{}", index));
+  std::vector<DiagnosticRelatedInformation> rel;
   if (elsewhere) {
-    d.message = elsewhere_message(inc, *here, places, item.diagnosis.message);
+    d.message = elsewhere_message(inc, *here, places, item.message);
     // A rank that failed because another ran out of memory is not where
     // the fix goes: a warning, the cause's file has the error.
     if (!here->echo) d.severity = lsp_severity(rules::Severity::warning);
+    if (auto where = places(item.location.file, item.location.line, item.location.end_line))
+      rel.push_back(related(*where, inc.primary.rank ? fmt::format("rank {} ran out of memory{}", *inc.primary.rank,
+                                                                   inc.primary.rank == inc.first_failing_rank ? " first" : "")
+                                                     : std::string("the out-of-memory failure")));
   }
-  d.data.verdict_class = std::string(analyzer::to_string(inc.verdict.cls));
-  d.data.fixes = report::fixes_json(item.diagnosis.fixes);
-  d.data.verify = item.diagnosis.verify;
-  if (inc.entry) d.data.script = inc.entry->file;
-  std::vector<DiagnosticRelatedInformation> rel;
-  auto add = [&](std::uint32_t file, std::uint64_t first, std::uint64_t last, const std::string& message) {
-    if (file == a.file && first == here->first && elsewhere) return;  // the diagnostic itself
-    if (auto where = places(file, first, last)) rel.push_back(related(*where, message));
-  };
-  if (elsewhere)
-    add(inc.primary.file, inc.primary.line, inc.primary.end_line,
-        inc.primary.rank ? fmt::format("rank {} ran out of memory{}", *inc.primary.rank,
-                                       inc.primary.rank == inc.first_failing_rank ? " first" : "")
-                         : std::string("the out-of-memory failure"));
-  if (inc.location) {
-    if (auto uri = file_uri_from_path(inc.location->file)) {
-      std::uint32_t line = inc.location->line > 0 ? static_cast<std::uint32_t>(inc.location->line - 1) : 0;
+  if (item.frame) {
+    if (auto uri = file_uri_from_path(item.frame->file)) {
+      std::uint32_t line = item.frame->line > 0 ? static_cast<std::uint32_t>(item.frame->line - 1) : 0;
       rel.push_back(related({*uri, Range{{line, 0}, {line, 0}}},
                             fmt::format("the failing call in your code{}",
-                                        inc.location->function.empty() ? "" : " (" + inc.location->function + ")")));
+                                        item.frame->function.empty() ? "" : " (" + item.frame->function + ")")));
     }
   }
-  for (const auto& echo : inc.echoes) {
-    if (rel.size() >= 32) break;
-    std::string what = echo.rank && echo.rank != inc.primary.rank ? fmt::format("rank {} also ran out of memory", *echo.rank)
-                                                                  : std::string("the same failure, reported again");
-    add(echo.file, echo.line, echo.end_line, what);
-  }
-  auto each_line = [](const analyzer::LogFinding& f, auto&& visit) {
-    visit(f.line);
-    for (auto l : f.more_lines) visit(l);
-    if (f.count > 1 + f.more_lines.size()) visit(f.last_line);
-  };
-  for (const auto& f : inc.collateral)
-    each_line(f, [&](std::uint64_t line) {
-      if (rel.size() >= 48) return;
-      add(f.file, line, line, f.rank ? fmt::format("rank {} failed as a consequence", *f.rank)
-                                     : std::string("a consequence of this failure"));
-    });
-  for (const auto& f : inc.warnings_before)
-    each_line(f, [&](std::uint64_t line) {
-      if (rel.size() >= 56) return;
-      add(f.file, line, line, "a memory-pressure warning before the failure");
-    });
+  add_related(item, places, rel, [&](const rules::RelatedPlace& p) {
+    return elsewhere && p.file == a.file && p.line == here->first;  // the diagnostic itself
+  });
   if (!rel.empty()) d.related_information = std::move(rel);
   return d;
 }
 
 std::optional<Diagnostic> finding_diagnostic(const DocumentAnalysis& a, std::size_t index, const Places& places) {
   const auto& item = a.report.findings[index];
-  const auto& f = item.finding;
-  if (f.file != a.file) return std::nullopt;  // another file's: shown there
-  Diagnostic d = diagnostic_of(a, item.diagnosis, places.bytes(f.line, f.line), fmt::format("finding:{}", index));
-  // One diagnostic for all the repeats of one cause, pointing at the first
-  // few and the last.
-  if (f.count > 1) {
+  if (item.location.file != a.file) return std::nullopt;  // another file's: shown there
+  Diagnostic d = diagnostic_of(a, item, fmt::format("finding:{}", index));
+  // One diagnostic for all the repeats of one cause: it always says where
+  // they are, even when none could be located.
+  if (item.finding().count > 1) {
     std::vector<DiagnosticRelatedInformation> rel;
-    auto add = [&](std::uint64_t line, std::string message) {
-      if (auto where = places(f.file, line, line)) rel.push_back(related(*where, message));
-    };
-    for (auto l : f.more_lines) add(l, "the same again");
-    if (f.last_line && f.last_line != f.line &&
-        (f.more_lines.empty() || f.more_lines.back() != f.last_line))
-      add(f.last_line, fmt::format("the last of {}", f.count));
+    add_related(item, places, rel, [](const rules::RelatedPlace&) { return false; });
     d.related_information = std::move(rel);
   }
   return d;

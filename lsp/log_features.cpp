@@ -73,13 +73,13 @@ class LogFeatures final : public DocumentFeatures {
     std::uint64_t line = a.doc->lines().newline_line_of(*offset);
     std::string text;
     for (const auto& item : a.report.incidents)
-      if (incident_covers(a, item.incident, line)) {
+      if (incident_covers(a, item.incident(), line)) {
         text = incident_markdown(item);
         break;
       }
     if (text.empty())
       for (const auto& item : a.report.findings)
-        if (item.finding.file == a.file && item.finding.line == line) {
+        if (item.location.file == a.file && item.location.line == line) {
           text = finding_markdown(item);
           break;
         }

@@ -51,13 +51,12 @@ std::string fixes_markdown(const std::vector<rules::Fix>& fixes) {
 
 }  // namespace
 
-std::string incident_markdown(const rules::IncidentDiagnosis& item) {
-  const auto& inc = item.incident;
-  const auto& d = item.diagnosis;
+std::string incident_markdown(const rules::Diagnosis& d) {
+  const auto& inc = d.incident();
   std::string md = fmt::format("### {} {} · {}\n\n{}\n\n", d.code, d.name, analyzer::to_string(inc.verdict.cls), d.message);
-  if (inc.location)
-    md += fmt::format("**In your code:** {}{}  \n", code(fmt::format("{}:{}", inc.location->file, inc.location->line)),
-                      inc.location->function.empty() ? "" : " in " + code(inc.location->function));
+  if (d.frame)
+    md += fmt::format("**In your code:** {}{}  \n", code(fmt::format("{}:{}", d.frame->file, d.frame->line)),
+                      d.frame->function.empty() ? "" : " in " + code(d.frame->function));
   if (inc.first_failing_rank) {
     md += fmt::format("**Ranks:** first failing {}", *inc.first_failing_rank);
     if (inc.oom_ranks.size() > 1) md += "; out of memory on " + join(inc.oom_ranks);
@@ -73,10 +72,9 @@ std::string incident_markdown(const rules::IncidentDiagnosis& item) {
   return md;
 }
 
-std::string finding_markdown(const rules::FindingDiagnosis& item) {
-  const auto& d = item.diagnosis;
+std::string finding_markdown(const rules::Diagnosis& d) {
   return fmt::format("### {} {}\n\n{}\n\n{}\n\n```text\n{}\n```\n\n[{} documentation]({})\n", d.code, d.name, d.message,
-                     d.explanation, item.finding.text, d.code, rules::rule_doc_url(d.code));
+                     d.explanation, d.finding().text, d.code, rules::rule_doc_url(d.code));
 }
 
 std::string markdown_to_plaintext(std::string_view markdown) {

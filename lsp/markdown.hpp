@@ -9,8 +9,8 @@
 
 namespace oomlens::lsp {
 
-std::string incident_markdown(const rules::IncidentDiagnosis& item);
-std::string finding_markdown(const rules::FindingDiagnosis& item);
+std::string incident_markdown(const rules::Diagnosis& incident);
+std::string finding_markdown(const rules::Diagnosis& finding);
 
 // The Markdown explanation of every incident and finding in a report.
 std::string report_markdown(const rules::LogReport& report);

@@ -63,7 +63,7 @@ std::optional<std::size_t> source_index(const DocumentAnalysis& a, const std::st
 
 bool editable(const DocumentAnalysis& a) { return a.config_kind || (a.script && !a.script->has_errors()); }
 
-std::optional<rules::ScriptAction> set_alloc_conf(const DocumentAnalysis& a, std::string_view option,
+std::optional<rules::Fix> set_alloc_conf(const DocumentAnalysis& a, std::string_view option,
                                                   std::string_view variable = "PYTORCH_CUDA_ALLOC_CONF") {
   if (a.config_kind) return rules::set_alloc_conf_in_config(*a.config_kind, a.doc->text, option);
   return rules::set_alloc_conf_action(*a.script, option, variable);
@@ -72,11 +72,11 @@ std::optional<rules::ScriptAction> set_alloc_conf(const DocumentAnalysis& a, std
 std::optional<Offer> offer_for(const DocumentAnalysis& a, const std::string& ref) {
   if (!editable(a)) return std::nullopt;
   if (auto i = source_index(a, ref)) {
-    const auto& d = a.source_diagnostics[*i];
-    if (!d.fix_safety || d.edits.empty() || d.diagnosis.fixes.empty()) return std::nullopt;
-    std::string title = d.diagnosis.fixes.front().title;
-    if (*d.fix_safety == rules::FixSafety::unsafe) title += " (unsafe: may change behaviour)";
-    return Offer{title, "quickfix", ref, *d.fix_safety == rules::FixSafety::safe, d.edits};
+    const rules::Fix* fix = a.source_diagnostics[*i].automatic_fix();
+    if (!fix) return std::nullopt;
+    std::string title = fix->title;
+    if (fix->safety == rules::FixSafety::unsafe) title += " (unsafe: may change behaviour)";
+    return Offer{title, "quickfix", ref, fix->safety == rules::FixSafety::safe, fix->edits};
   }
   if (ref == "fixAll") {
     auto edits = rules::fix_edits(a.source_diagnostics);
@@ -161,7 +161,7 @@ std::string verify_command_for(const DocumentAnalysis& a, const std::optional<st
                                        conf.value_or(a.options.fragmentation_option));
   }
   for (const auto& i : a.report.incidents)
-    if (!i.diagnosis.verify.empty()) return i.diagnosis.verify;
+    if (!i.verify.empty()) return i.verify;
   return {};
 }
 
@@ -182,7 +182,7 @@ ScriptFix script_fix(const DocumentAnalysis& a, const FixRequest& fix, const Cli
   if (a.script && a.script->has_errors())
     return nothing(fmt::format("the script does not parse ({}, line {}): fix it first",
                                a.script->syntax_errors().front().message, a.script->syntax_errors().front().start.line));
-  std::optional<rules::ScriptAction> action;
+  std::optional<rules::Fix> action;
   if (kind == "env") {
     std::string name = fix.name.value_or("PYTORCH_CUDA_ALLOC_CONF");
     std::string value = fix.value.value_or(a.options.fragmentation_option);
@@ -203,14 +203,14 @@ ScriptFix script_fix(const DocumentAnalysis& a, const FixRequest& fix, const Cli
     action = rules::record_snapshot_action(*a.script, line);
     if (!action) return nothing("no training loop to record found, or the script records a snapshot already");
   } else if (kind == "empty_cache" || kind == "fixAll") {
-    std::vector<rules::SourceDiagnostic> chosen;
+    std::vector<rules::Diagnosis> chosen;
     for (const auto& d : a.source_diagnostics)
-      if (kind == "fixAll" || d.diagnosis.code == "OOM301") chosen.push_back(d);
+      if (kind == "fixAll" || d.code == "OOM301") chosen.push_back(d);
     auto edits = rules::fix_edits(chosen);
     if (edits.empty()) return nothing(kind == "fixAll" ? "nothing to fix safely" : "no torch.cuda.empty_cache() call in a loop to remove");
-    action = rules::ScriptAction{kind == "fixAll" ? "Fix all safely fixable oomlens problems"
+    action = rules::edit_fix(kind == "fixAll" ? "Fix all safely fixable oomlens problems"
                                                   : "Remove torch.cuda.empty_cache() from loops",
-                                 rules::FixSafety::safe, std::move(edits)};
+                                 rules::FixSafety::safe, std::move(edits));
   } else {
     throw ParamsError(fmt::format("oomlens.fixScript: unknown fix kind '{}'", kind));
   }

@@ -16,10 +16,8 @@ Range range_of(const DocumentAnalysis& a, std::size_t begin, std::size_t end) {
   return a.doc->lines().range_of(ByteRange{begin, end}, a.encoding);
 }
 
-Diagnostic source_diagnostic(const DocumentAnalysis& a, const rules::SourceDiagnostic& d, std::size_t index) {
-  Diagnostic out = diagnostic_of(a, d.diagnosis, ByteRange{d.range.begin, d.range.end}, fmt::format("source:{}", index));
-  if (d.fix_safety) out.data.fix_safety = std::string(rules::to_string(*d.fix_safety));
-  return out;
+Diagnostic source_diagnostic(const DocumentAnalysis& a, const rules::Diagnosis& d, std::size_t index) {
+  return diagnostic_of(a, d, fmt::format("source:{}", index));
 }
 
 // A note of ours that is no rule's: no code page, information only.
@@ -44,13 +42,12 @@ Diagnostic syntax_error_diagnostic(const DocumentAnalysis& a) {
   return out;
 }
 
-std::string hover_markdown(const rules::SourceDiagnostic& d) {
-  std::string text = fmt::format("**{} {}** — {}\n\n{}\n", d.diagnosis.code, d.diagnosis.name, d.diagnosis.message,
-                                 d.diagnosis.explanation);
-  for (const auto& f : d.diagnosis.fixes)
+std::string hover_markdown(const rules::Diagnosis& d) {
+  std::string text = fmt::format("**{} {}** — {}\n\n{}\n", d.code, d.name, d.message, d.explanation);
+  for (const auto& f : d.fixes)
     text += fmt::format("\n- fix [{}]: {}{}", rules::to_string(f.safety), f.title,
                         f.detail.empty() ? std::string() : " — " + f.detail);
-  text += fmt::format("\n\n[{}]({})\n", d.diagnosis.code, rules::rule_doc_url(d.diagnosis.code));
+  text += fmt::format("\n\n[{}]({})\n", d.code, rules::rule_doc_url(d.code));
   return text;
 }
 
@@ -104,7 +101,7 @@ class SourceFeatures final : public DocumentFeatures {
     if (!offset) return std::nullopt;
     std::string text;
     for (const auto& d : a.source_diagnostics)
-      if (*offset >= d.range.begin && *offset <= d.range.end)
+      if (*offset >= d.location.source->range.begin && *offset <= d.location.source->range.end)
         text += (text.empty() ? "" : "\n---\n") + hover_markdown(d);
     if (text.empty()) return std::nullopt;
     return Hover{markdown, markdown ? text : markdown_to_plaintext(text)};

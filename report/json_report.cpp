@@ -12,23 +12,11 @@ namespace {
 
 using nlohmann::json;
 
-void put(json& j, const char* key, const std::optional<std::uint64_t>& v) {
-  if (v) j[key] = *v;
-}
-
-json numbers_json(const analyzer::MemoryNumbers& n) {
+// A message's figures: its named numbers (rules::memory_evidence) and the
+// processes it lists.
+json numbers_json(const std::vector<rules::Evidence>& evidence, const analyzer::MemoryNumbers& n) {
   json j = json::object();
-  put(j, "requested_bytes", n.requested);
-  put(j, "total_bytes", n.total);
-  put(j, "free_bytes", n.free);
-  put(j, "allocated_bytes", n.allocated);
-  put(j, "reserved_bytes", n.reserved);
-  put(j, "reserved_unallocated_bytes", n.reserved_unallocated);
-  put(j, "private_pools_bytes", n.private_pools);
-  put(j, "process_in_use_bytes", n.process_in_use);
-  put(j, "non_pytorch_bytes", n.non_pytorch);
-  put(j, "limit_bytes", n.limit);
-  put(j, "largest_free_block_bytes", n.largest_free_block);
+  for (const auto& e : evidence) j[e.name] = e.value;
   if (!n.other_processes.empty()) {
     json list = json::array();
     for (const auto& p : n.other_processes) list.push_back({{"pid", p.pid}, {"bytes", p.bytes}});
@@ -41,20 +29,6 @@ json numbers_json(const analyzer::MemoryNumbers& n) {
 json optional_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
 }  // namespace
-
-json fixes_json(const std::vector<rules::Fix>& fixes) {
-  json list = json::array();
-  for (const auto& f : fixes) {
-    json j = {{"title", f.title}, {"kind", rules::to_string(f.kind)}, {"safety", rules::to_string(f.safety)}};
-    if (f.kind == rules::FixKind::env) {
-      j["env"] = {{"name", f.env_name}, {"value", f.env_value}};
-    }
-    if (!f.command.empty()) j["command"] = f.command;
-    if (!f.detail.empty()) j["detail"] = f.detail;
-    list.push_back(std::move(j));
-  }
-  return list;
-}
 
 namespace {
 
@@ -84,17 +58,11 @@ json rank_failure_json(const FileReport& file, const analyzer::RankFailure& f) {
             {"end_line", f.end_line},
             {"class", analyzer::to_string(f.cls)},
             {"family", analyzer::to_string(f.family)},
-            {"numbers", numbers_json(f.numbers)}};
+            {"numbers", numbers_json(rules::memory_evidence(f.numbers), f.numbers)}};
   if (!f.reason.empty()) j["reason"] = f.reason;
   if (f.gpu) j["gpu"] = *f.gpu;
   if (f.time_ms) j["time"] = analyzer::format_time(*f.time_ms);
   return j;
-}
-
-FileReport single(const std::string& path) {
-  FileReport f;
-  f.path = path;
-  return f;
 }
 
 }  // namespace
@@ -108,27 +76,20 @@ json breakdown_json(const analyzer::MemoryNumbers& numbers) {
   return {{"total_bytes", b.total}, {"total_is_device", b.total_is_device}, {"parts", parts}};
 }
 
-json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item, const ReportJsonOptions& options) {
-  const auto& inc = item.incident;
+json incident_json(const FileReport& file, const rules::Diagnosis& d, const ReportJsonOptions& options) {
+  const auto& inc = d.incident();
   const auto& e = inc.primary;
-  const auto& d = item.diagnosis;
-  json j;
-  j["file"] = file.path_of(e.file);
+  json j = diagnosis_json(d, file.path_of(d.location.file), DiagnosisContract::log);
   j["class"] = analyzer::to_string(inc.verdict.cls);
   if (!inc.verdict.reason.empty()) j["reason"] = inc.verdict.reason;
-  j["rule"] = d.code;
-  j["name"] = d.name;
-  j["severity"] = rules::to_string(d.severity);
-  j["message"] = d.message;
-  j["line"] = e.line;
-  j["end_line"] = e.end_line;
+  j["end_line"] = d.location.end_line;
   j["device"] = analyzer::to_string(e.device);
   j["framework"] = analyzer::to_string(e.framework);
   j["family"] = analyzer::to_string(e.family);
   if (e.gpu) j["gpu"] = *e.gpu;
   if (!e.exception.empty()) j["exception"] = e.exception;
   j["text"] = e.message;
-  j["numbers"] = numbers_json(e.numbers);
+  j["numbers"] = numbers_json(d.evidence, e.numbers);
   if (options.breakdown) j["breakdown"] = breakdown_json(e.numbers);
   json per_rank = json::array();
   for (const auto& f : inc.per_rank) per_rank.push_back(rank_failure_json(file, f));
@@ -140,9 +101,8 @@ json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item,
                 {"oom", inc.oom_ranks},
                 {"collateral", inc.collateral_ranks},
                 {"per_rank", per_rank}};
-  j["location"] = inc.location ? json{{"file", inc.location->file}, {"line", inc.location->line},
-                                      {"function", inc.location->function}}
-                               : json(nullptr);
+  j["location"] = d.frame ? json{{"file", d.frame->file}, {"line", d.frame->line}, {"function", d.frame->function}}
+                         : json(nullptr);
   j["arithmetic"] = inc.verdict.arithmetic;
   json secondary = json::array();
   for (const auto& c : inc.verdict.secondary)
@@ -154,7 +114,6 @@ json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item,
   if (inc.verdict.unaccounted) j["unaccounted_bytes"] = *inc.verdict.unaccounted;
   j["fixes"] = fixes_json(d.fixes);
   j["verify"] = d.verify;
-  j["explanation"] = d.explanation;
   json echoes = json::array();
   for (const auto& x : inc.echoes)
     echoes.push_back({{"file", file.path_of(x.file)}, {"line", x.line}, {"rank", optional_int(x.rank)}});
@@ -178,25 +137,11 @@ json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item,
   return j;
 }
 
-json finding_json(const FileReport& file, const rules::FindingDiagnosis& item) {
-  const auto& f = item.finding;
-  const auto& d = item.diagnosis;
-  json j = finding_brief(file, f);
-  j["rule"] = d.code;
-  j["name"] = d.name;
-  j["severity"] = rules::to_string(d.severity);
-  j["message"] = d.message;
-  if (f.bytes) j["bytes"] = *f.bytes;
-  j["explanation"] = d.explanation;
+json finding_json(const FileReport& file, const rules::Diagnosis& d) {
+  json j = finding_brief(file, d.finding());
+  j.update(diagnosis_json(d, file.path_of(d.location.file), DiagnosisContract::log));
+  for (const auto& e : d.evidence) j[e.name] = e.value;
   return j;
-}
-
-json incident_json(const std::string& path, const rules::IncidentDiagnosis& item) {
-  return incident_json(single(path), item);
-}
-
-json finding_json(const std::string& path, const rules::FindingDiagnosis& item) {
-  return finding_json(single(path), item);
 }
 
 json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& options) {
@@ -223,12 +168,12 @@ json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& 
       const auto& in = file.inputs[k];
       std::size_t n_incidents = 0, n_findings = 0;
       for (const auto& item : file.report.incidents) {
-        const auto& inc = item.incident;
+        const auto& inc = item.incident();
         bool here = inc.primary.file == k ||
                     std::any_of(inc.echoes.begin(), inc.echoes.end(), [&](const auto& e) { return e.file == k; });
         n_incidents += here;
       }
-      for (const auto& item : file.report.findings) n_findings += item.finding.file == k;
+      for (const auto& item : file.report.findings) n_findings += item.finding().file == k;
       inputs.push_back({{"path", in.path},
                         {"bytes", in.bytes},
                         {"lines", in.lines},

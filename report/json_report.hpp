@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/diagnosis_json.hpp"
 #include "rules/diagnosis.hpp"
 
 namespace oomlens::report {
@@ -46,13 +47,9 @@ struct ReportJsonOptions {
 };
 
 nlohmann::json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& options = {});
-nlohmann::json incident_json(const FileReport& file, const rules::IncidentDiagnosis& item,
+nlohmann::json incident_json(const FileReport& file, const rules::Diagnosis& incident,
                              const ReportJsonOptions& options = {});
-nlohmann::json finding_json(const FileReport& file, const rules::FindingDiagnosis& item);
-// The same for a single input named `path`.
-nlohmann::json incident_json(const std::string& path, const rules::IncidentDiagnosis& item);
-nlohmann::json finding_json(const std::string& path, const rules::FindingDiagnosis& item);
-nlohmann::json fixes_json(const std::vector<rules::Fix>& fixes);
+nlohmann::json finding_json(const FileReport& file, const rules::Diagnosis& finding);
 // The memory breakdown of a message's figures: {"total_bytes", "total_is_device",
 // "parts": [{"kind", "label", "bytes"}]}; null when the figures are too few to draw.
 nlohmann::json breakdown_json(const analyzer::MemoryNumbers& numbers);

@@ -1,12 +1,19 @@
-// The one result type every front end renders (see DESIGN.md, "Data flow").
+// The one result type every front end renders (see DESIGN.md, "Data flow"):
+// a log's incidents and findings and a script's or configuration file's
+// diagnostics are all a Diagnosis, so each output format is written once
+// over it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "analyzer/log/analyzer.hpp"
+#include "analyzer/python/node.hpp"
 
 namespace oomlens::rules {
 
@@ -17,6 +24,8 @@ enum class FixKind { env, edit, command, advice };
 enum class FixSafety { safe, unsafe, display_only };
 
 // A byte-range edit on a source file: replace [begin, end) with replacement.
+// The bytes are those of the exact text the diagnosis was made from: the
+// editor sends them against that document version only.
 struct TextEdit {
   std::size_t begin = 0;
   std::size_t end = 0;
@@ -32,6 +41,47 @@ struct Fix {
   std::string env_value;  // kind env: the full value to set (merged with what the log showed)
   std::string command;    // kind command
   std::string detail;     // why, caveats
+  // Kind edit: the edits that carry the fix out, sorted and non-overlapping;
+  // empty when the fix has to be made by hand (the text does not parse).
+  std::vector<TextEdit> edits = {};
+};
+
+// A fix of kind edit: `edits` on the text the diagnosis was made from.
+Fix edit_fix(std::string title, FixSafety safety, std::vector<TextEdit> edits);
+
+// A number the message rests on, by name ("requested_bytes").
+struct Evidence {
+  std::string name;
+  std::uint64_t value = 0;
+  friend bool operator==(const Evidence&, const Evidence&) = default;
+};
+
+// Where a script's or configuration file's diagnosis stands: the bytes it
+// covers and the point they start at.
+struct SourceSpan {
+  analyzer::python::ByteRange range;
+  analyzer::python::Point start;
+};
+
+// Where a diagnosis stands in the input it was read from: the '\n' lines
+// [line, end_line] (1-based) of input `file` (a job's input index, as
+// OomEvent::file; 0 for a single input), and for a source file its bytes.
+struct Location {
+  std::uint32_t file = 0;
+  std::uint64_t line = 0;
+  std::uint64_t end_line = 0;
+  std::optional<SourceSpan> source;
+};
+
+// A place that belongs to a diagnosis besides its own lines: another rank's
+// report of the same failure, a consequence, a warning before it, a repeat.
+struct RelatedPlace {
+  enum class Kind { failure, echo, collateral, warning, repeat };
+  Kind kind = Kind::echo;
+  std::uint32_t file = 0;
+  std::uint64_t line = 0;
+  std::uint64_t end_line = 0;
+  std::string message;
 };
 
 struct Diagnosis {
@@ -40,23 +90,30 @@ struct Diagnosis {
   Severity severity = Severity::error;
   std::string message;      // one line carrying the key numbers
   std::string explanation;  // a short Markdown explanation
+  std::vector<Evidence> evidence;
+  Location location;
+  std::optional<analyzer::Frame> frame;  // the user's own code the failure was raised in
+  std::vector<RelatedPlace> related;
   std::vector<Fix> fixes;
   std::string verify;       // a command to run next
+
+  // What the rule read, for the facts only a log's diagnosis has (an
+  // incident's ranks, echoes and settings; a finding's repeats).
+  std::variant<std::monostate, analyzer::Incident, analyzer::LogFinding> subject;
+  const analyzer::Incident& incident() const { return std::get<analyzer::Incident>(subject); }
+  const analyzer::LogFinding& finding() const { return std::get<analyzer::LogFinding>(subject); }
+
+  // The fix that applies by itself: the first fix of kind edit that has its
+  // edits; null when there is none.
+  const Fix* automatic_fix() const;
 };
 
-struct IncidentDiagnosis {
-  analyzer::Incident incident;
-  Diagnosis diagnosis;
-};
-
-struct FindingDiagnosis {
-  analyzer::LogFinding finding;
-  Diagnosis diagnosis;
-};
+// A diagnosis on a script or configuration file, at `range` starting at `start`.
+Location source_location(analyzer::python::ByteRange range, analyzer::python::Point start);
 
 struct LogReport {
-  std::vector<IncidentDiagnosis> incidents;
-  std::vector<FindingDiagnosis> findings;
+  std::vector<Diagnosis> incidents;  // each with its analyzer::Incident as subject
+  std::vector<Diagnosis> findings;   // each with its analyzer::LogFinding as subject
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
   bool capped = false;
@@ -74,5 +131,9 @@ struct RuleOptions {
 
 // Runs every log rule over an analysis.
 LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options = {});
+
+// The named figures of a message (requested_bytes, total_bytes, ...): those
+// the log gives, in a fixed order.
+std::vector<Evidence> memory_evidence(const analyzer::MemoryNumbers& numbers);
 
 }  // namespace oomlens::rules

@@ -99,7 +99,7 @@ std::optional<v::LoggedOom> logged_oom(analyzer::LogAnalyzer& analyzer) {
   auto report = rules::diagnose_log(analyzer.finish());
   if (report.incidents.empty()) return std::nullopt;
   const auto& first = report.incidents.front();
-  return v::LoggedOom{first.incident.verdict.cls, first.diagnosis.code, first.diagnosis.message};
+  return v::LoggedOom{first.incident().verdict.cls, first.code, first.message};
 }
 
 struct Runner {

@@ -14,7 +14,7 @@ namespace {
 
 using analyzer::python::Script;
 
-void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+void check(const Script& s, std::vector<Diagnosis>& out) {
   auto assignments = alloc_conf_assignments(s);
   if (assignments.empty()) return;
   auto steps = s.execution_order();
@@ -22,10 +22,8 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
   for (const auto& a : assignments) {
     Lateness late = lateness(s, steps, uses, a);
     if (late.why == Lateness::Why::in_time) continue;
-    SourceDiagnostic d;
-    d.range = a.statement.range();
-    d.start = s.point(d.range.begin);
-    Diagnosis& g = d.diagnosis;
+    Diagnosis g;
+    g.location = source_location(a.statement.range(), s.point(a.statement.range().begin));
     g.code = docs::OOM302::code;
     g.name = docs::OOM302::name;
     g.severity = Severity::warning;
@@ -44,12 +42,9 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
     auto edits = s.has_errors() ? std::nullopt : move_before_torch_import(s, a);
     fix.kind = edits ? FixKind::edit : FixKind::advice;
     fix.safety = edits ? FixSafety::unsafe : FixSafety::display_only;
-    if (edits) {
-      d.edits = std::move(*edits);
-      d.fix_safety = FixSafety::unsafe;
-    }
+    if (edits) fix.edits = std::move(*edits);
     g.fixes.push_back(std::move(fix));
-    out.push_back(std::move(d));
+    out.push_back(std::move(g));
   }
 }
 

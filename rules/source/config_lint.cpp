@@ -91,8 +91,8 @@ std::optional<ConfigFileKind> config_file_kind(std::string_view path) {
   return std::nullopt;
 }
 
-std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_view text) {
-  std::vector<SourceDiagnostic> out;
+std::vector<Diagnosis> lint_config_file(ConfigFileKind kind, std::string_view text) {
+  std::vector<Diagnosis> out;
   LineIndex lines(text);
   auto point = [&lines](std::uint32_t b) { return lines.point(b); };
   for (const auto& a : config_assignments(kind, text))
@@ -101,8 +101,7 @@ std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_
       if (a.windows_only) context.platform = analyzer::ConfPlatform::windows;
       source::check_alloc_conf_value(a.name, a.value, point, true, context, out);
     }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const SourceDiagnostic& a, const SourceDiagnostic& b) { return a.range.begin < b.range.begin; });
+  sort_in_source_order(out);
   return out;
 }
 
@@ -210,17 +209,13 @@ bool merge_into(std::string_view t, const analyzer::config::EnvAssignment& a, st
   return true;
 }
 
-std::optional<ScriptAction> finish(std::vector<TextEdit> edits, std::string_view option) {
+std::optional<Fix> finish(std::vector<TextEdit> edits, std::string_view option) {
   if (edits.empty()) return std::nullopt;
   std::sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
-  ScriptAction action;
-  action.title = fmt::format("Set the allocator configuration: {}", option);
-  action.safety = FixSafety::unsafe;
-  action.edits = std::move(edits);
-  return action;
+  return edit_fix(fmt::format("Set the allocator configuration: {}", option), FixSafety::unsafe, std::move(edits));
 }
 
-std::optional<ScriptAction> in_shell(std::string_view t, std::string_view option) {
+std::optional<Fix> in_shell(std::string_view t, std::string_view option) {
   auto commands = analyzer::config::shell_commands(t);
   const analyzer::config::ShellCommand* first = nullptr;
   std::vector<std::size_t> launch_begins;
@@ -274,7 +269,7 @@ TextEdit append_line(std::string_view t, std::string_view line) {
   return {t.size(), t.size(), fmt::format("{}{}{}", before, line, eol_of(t))};
 }
 
-std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view option) {
+std::optional<Fix> in_dotenv(std::string_view t, std::string_view option) {
   std::vector<TextEdit> edits;
   bool blocked = false;
   bool covered = merge_all(t, analyzer::config::dotenv_assignments(t), option, ConfigFileKind::dotenv, edits, blocked);
@@ -282,7 +277,7 @@ std::optional<ScriptAction> in_dotenv(std::string_view t, std::string_view optio
   return finish(std::move(edits), option);
 }
 
-std::optional<ScriptAction> in_dockerfile(std::string_view t, std::string_view option) {
+std::optional<Fix> in_dockerfile(std::string_view t, std::string_view option) {
   std::vector<TextEdit> edits;
   bool blocked = false;
   if (merge_all(t, analyzer::config::dockerfile_env_assignments(t), option, ConfigFileKind::dockerfile, edits,
@@ -300,14 +295,14 @@ std::optional<ScriptAction> in_dockerfile(std::string_view t, std::string_view o
   return finish(std::move(edits), option);
 }
 
-std::optional<ScriptAction> in_yaml(std::string_view t, std::string_view option) {
+std::optional<Fix> in_yaml(std::string_view t, std::string_view option) {
   std::vector<TextEdit> edits;
   bool blocked = false;
   merge_all(t, analyzer::config::yaml_env_assignments(t), option, ConfigFileKind::yaml, edits, blocked);
   return finish(std::move(edits), option);
 }
 
-std::optional<ScriptAction> in_launch_json(std::string_view t, std::string_view option) {
+std::optional<Fix> in_launch_json(std::string_view t, std::string_view option) {
   auto file = analyzer::config::parse_launch_json(t);
   if (!file.valid || option.find_first_of("\"\\") != std::string_view::npos) return std::nullopt;
   std::vector<TextEdit> edits;
@@ -352,7 +347,7 @@ std::optional<ScriptAction> in_launch_json(std::string_view t, std::string_view 
 
 }  // namespace
 
-std::optional<ScriptAction> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
+std::optional<Fix> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
                                                      std::string_view option) {
   auto colon = option.find(':');
   if (colon == 0 || colon == std::string_view::npos) return std::nullopt;

@@ -28,7 +28,7 @@ std::optional<ConfigFileKind> config_file_kind(std::string_view path);
 // OOM303 diagnostics for every assignment of an allocator variable in the
 // file, in source order. Points follow the scripts' convention (1-based line,
 // 1-based column in code points). Never throws.
-std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_view text);
+std::vector<Diagnosis> lint_config_file(ConfigFileKind kind, std::string_view text);
 
 // Action A for configuration files: set one allocator option (`key:value`,
 // e.g. "expandable_segments:True") for the training run the file launches.
@@ -53,7 +53,7 @@ std::vector<SourceDiagnostic> lint_config_file(ConfigFileKind kind, std::string_
 // second application does nothing), when the only assignments hold
 // expansions ($X, ${env:X}) that cannot be merged, or the file cannot be read
 // (launch.json that does not parse).
-std::optional<ScriptAction> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
+std::optional<Fix> set_alloc_conf_in_config(ConfigFileKind kind, std::string_view text,
                                                      std::string_view option);
 
 namespace source {
@@ -63,7 +63,7 @@ namespace source {
 // from one run of source bytes).
 void check_alloc_conf_value(std::string_view variable, const analyzer::python::StringLiteral& value,
                             const std::function<analyzer::python::Point(std::uint32_t)>& point, bool allow_edits,
-                            const analyzer::AllocConfContext& context, std::vector<SourceDiagnostic>& out);
+                            const analyzer::AllocConfContext& context, std::vector<Diagnosis>& out);
 }  // namespace source
 
 }  // namespace oomlens::rules

@@ -65,11 +65,11 @@ bool phase_boundary(const Script& s, const Call& call, const LoopPath& path,
 }
 
 struct Candidate {
-  SourceDiagnostic diag;
+  Diagnosis diag;
   Node statement;  // null when no automatic fix
 };
 
-void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+void check(const Script& s, std::vector<Diagnosis>& out) {
   std::vector<Candidate> found;
   std::vector<std::pair<Call, std::string_view>> flushes;
   for (std::string_view name : kEmptyCacheNames)
@@ -88,9 +88,8 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
         break;
       }
     Candidate c;
-    c.diag.range = call.range;
-    c.diag.start = call.start;
-    Diagnosis& d = c.diag.diagnosis;
+    c.diag.location = source_location(call.range, call.start);
+    Diagnosis& d = c.diag;
     d.code = docs::OOM301::code;
     d.name = docs::OOM301::name;
     const LoopPath& p = every ? *every : paths.front();
@@ -137,20 +136,18 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
         // Another removal already left `pass`: this one goes whole, if alone on its line.
         auto e = remove_statement_edit(s, c.statement, false);
         if (!e || e->replacement.size() || e->begin != line_start(s.source(), c.statement.start_byte())) continue;
-        c.diag.edits.push_back(std::move(*e));
-        c.diag.fix_safety = FixSafety::safe;
+        c.diag.fixes.front().edits.push_back(std::move(*e));
         continue;
       }
       auto e = remove_statement_edit(s, c.statement, make_pass);
       if (!e) continue;  // no safe edit found: diagnostic without fix
-      c.diag.edits.push_back(std::move(*e));
-      c.diag.fix_safety = FixSafety::safe;
+      c.diag.fixes.front().edits.push_back(std::move(*e));
     }
   }
   for (auto& c : found) {
-    if (!c.diag.fix_safety && !c.diag.diagnosis.fixes.empty() && c.diag.diagnosis.fixes[0].kind == FixKind::edit) {
-      c.diag.diagnosis.fixes[0].kind = FixKind::advice;
-      c.diag.diagnosis.fixes[0].safety = FixSafety::display_only;
+    if (!c.diag.fixes.empty() && c.diag.fixes[0].kind == FixKind::edit && c.diag.fixes[0].edits.empty()) {
+      c.diag.fixes[0].kind = FixKind::advice;
+      c.diag.fixes[0].safety = FixSafety::display_only;
     }
     out.push_back(std::move(c.diag));
   }

@@ -113,7 +113,7 @@ std::vector<Found> values_set(const Script& s) {
   return found;
 }
 
-void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+void check(const Script& s, std::vector<Diagnosis>& out) {
   for (const auto& f : values_set(s)) {
     analyzer::AllocConfContext context;
     context.platform = f.platform;
@@ -126,14 +126,13 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
 
 void check_alloc_conf_value(std::string_view variable, const StringLiteral& value,
                             const std::function<Point(std::uint32_t)>& point, bool allow_edits,
-                            const analyzer::AllocConfContext& context, std::vector<SourceDiagnostic>& out) {
+                            const analyzer::AllocConfContext& context, std::vector<Diagnosis>& out) {
   analyzer::AllocConfContext ctx = context;
   ctx.variable = variable;
   for (const auto& p : analyzer::parse_alloc_conf(value.value, ctx).problems) {
-    SourceDiagnostic d;
-    d.range = value.source_range(p.range.begin, p.range.end);
-    d.start = point(d.range.begin);
-    Diagnosis& g = d.diagnosis;
+    Diagnosis g;
+    ByteRange at = value.source_range(p.range.begin, p.range.end);
+    g.location = source_location(at, point(at.begin));
     g.code = docs::OOM303::code;
     g.name = docs::OOM303::name;
     g.severity = severity_of(p.severity);
@@ -151,15 +150,14 @@ void check_alloc_conf_value(std::string_view variable, const StringLiteral& valu
       bool editable = allow_edits && contiguous(value, p.fix_range.begin, p.fix_range.end);
       if (editable) {
         ByteRange r = value.source_range(p.fix_range.begin, p.fix_range.end);
-        d.edits.push_back({r.begin, r.end, *p.replacement});
-        d.fix_safety = fix.safety;
+        fix.edits.push_back({r.begin, r.end, *p.replacement});
       } else {
         fix.kind = FixKind::advice;
         fix.safety = FixSafety::display_only;
       }
       g.fixes.push_back(std::move(fix));
     }
-    out.push_back(std::move(d));
+    out.push_back(std::move(g));
   }
 }
 

@@ -6,32 +6,40 @@
 
 namespace oomlens::rules {
 
-std::vector<SourceDiagnostic> lint_script(const analyzer::python::Script& script) {
-  std::vector<SourceDiagnostic> out;
+namespace {
+
+std::uint32_t begin_of(const Diagnosis& d) { return d.location.source ? d.location.source->range.begin : 0; }
+
+}  // namespace
+
+void sort_in_source_order(std::vector<Diagnosis>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnosis& a, const Diagnosis& b) { return begin_of(a) < begin_of(b); });
+}
+
+std::vector<Diagnosis> lint_script(const analyzer::python::Script& script) {
+  std::vector<Diagnosis> out;
   for (const auto& rule : source_rules()) rule.check(script, out);
   if (script.has_errors())
-    for (auto& d : out) {
-      d.edits.clear();
-      d.fix_safety.reset();
-    }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const SourceDiagnostic& a, const SourceDiagnostic& b) { return a.range.begin < b.range.begin; });
+    for (auto& d : out)
+      for (auto& f : d.fixes) f.edits.clear();
+  sort_in_source_order(out);
   return out;
 }
 
-std::vector<TextEdit> fix_edits(const std::vector<SourceDiagnostic>& diagnostics, bool unsafe) {
+std::vector<TextEdit> fix_edits(const std::vector<Diagnosis>& diagnostics, bool unsafe) {
   std::vector<TextEdit> edits;
   std::vector<std::pair<std::size_t, std::size_t>> taken;
   for (const auto& d : diagnostics) {
-    if (!d.fix_safety || d.edits.empty()) continue;
-    if (*d.fix_safety == FixSafety::display_only) continue;
-    if (*d.fix_safety == FixSafety::unsafe && !unsafe) continue;
+    const Fix* fix = d.automatic_fix();
+    if (!fix || fix->safety == FixSafety::display_only) continue;
+    if (fix->safety == FixSafety::unsafe && !unsafe) continue;
     bool overlaps = false;
-    for (const auto& e : d.edits)
+    for (const auto& e : fix->edits)
       for (const auto& [b, en] : taken)
         if (e.begin < en && b < e.end) overlaps = true;
     if (overlaps) continue;  // a later run picks it up
-    for (const auto& e : d.edits) {
+    for (const auto& e : fix->edits) {
       taken.emplace_back(e.begin, e.end);
       edits.push_back(e);
     }

@@ -14,11 +14,11 @@ const std::vector<SourceRule>& source_rules();
 
 // Every source rule's diagnostics, in source order. A script with syntax
 // errors gets its diagnostics without edits (never a wrong edit).
-std::vector<SourceDiagnostic> lint_script(const analyzer::python::Script& script);
+std::vector<Diagnosis> lint_script(const analyzer::python::Script& script);
 
 // The edits of the fixes that `--fix` applies (safe ones; unsafe too when
 // asked), sorted, overlapping ones dropped (first wins).
-std::vector<TextEdit> fix_edits(const std::vector<SourceDiagnostic>& diagnostics, bool unsafe = false);
+std::vector<TextEdit> fix_edits(const std::vector<Diagnosis>& diagnostics, bool unsafe = false);
 // The source with the edits applied (edits sorted, non-overlapping).
 std::string apply_edits(std::string_view source, const std::vector<TextEdit>& edits);
 // Line-aligned edits turning `before` into `after` (Myers' O(ND) line diff):

@@ -337,7 +337,7 @@ std::optional<std::vector<TextEdit>> dump_at_exit_edits(const Script& s, const C
 
 }  // namespace snapshot
 
-std::optional<ScriptAction> record_snapshot_action(const analyzer::python::Script& script,
+std::optional<Fix> record_snapshot_action(const analyzer::python::Script& script,
                                                    std::optional<std::uint32_t> line) {
   if (script.has_errors()) return std::nullopt;
   std::optional<analyzer::python::Loop> loop;
@@ -350,12 +350,9 @@ std::optional<ScriptAction> record_snapshot_action(const analyzer::python::Scrip
     if (snapshot::runs_before(script, call.node, loop->node.end_byte())) return std::nullopt;
   auto edits = snapshot::dump_on_oom_edits(script, *loop, true);
   if (!edits) return std::nullopt;
-  ScriptAction action;
-  action.title = fmt::format("Record a memory snapshot around the training loop at line {}",
-                             script.point(loop->node.start_byte()).line);
-  action.safety = FixSafety::unsafe;
-  action.edits = std::move(*edits);
-  return action;
+  return edit_fix(fmt::format("Record a memory snapshot around the training loop at line {}",
+                              script.point(loop->node.start_byte()).line),
+                  FixSafety::unsafe, std::move(*edits));
 }
 
 }  // namespace oomlens::rules

@@ -27,7 +27,7 @@ namespace oomlens::rules {
 // errors, without such a loop, or that already records before that loop ends
 // (applying the action twice changes nothing the second time). Unsafe: it
 // changes what the script does.
-std::optional<ScriptAction> record_snapshot_action(const analyzer::python::Script& script,
+std::optional<Fix> record_snapshot_action(const analyzer::python::Script& script,
                                                    std::optional<std::uint32_t> line = {});
 
 namespace snapshot {

@@ -121,7 +121,7 @@ std::optional<std::vector<TextEdit>> move_before_torch_import(const Script& s, c
 
 }  // namespace source
 
-std::optional<ScriptAction> set_alloc_conf_action(const Script& s, std::string_view option, std::string_view variable) {
+std::optional<Fix> set_alloc_conf_action(const Script& s, std::string_view option, std::string_view variable) {
   if (s.has_errors() || option.find(':') == std::string_view::npos) return std::nullopt;
   bool imports_torch = false;
   for (const auto& import : s.imports()) {
@@ -146,14 +146,14 @@ std::optional<ScriptAction> set_alloc_conf_action(const Script& s, std::string_v
     if (late) {
       auto edits = source::move_before_torch_import(s, *target, merged);
       if (!edits) return std::nullopt;
-      return ScriptAction{fmt::format("Set {} to \"{}\" before `import torch` (moved from line {})", target->variable,
+      return edit_fix(fmt::format("Set {} to \"{}\" before `import torch` (moved from line {})", target->variable,
                                       merged, line),
-                          FixSafety::unsafe, std::move(*edits)};
+                          FixSafety::unsafe, std::move(*edits));
     }
     if (merged == target->literal->value) return std::nullopt;  // already set: nothing to do
     auto r = target->value.range();
-    return ScriptAction{fmt::format("Add {} to {} at line {}", option, target->variable, line), FixSafety::unsafe,
-                        {{r.begin, r.end, quoted(merged, s.text(target->value))}}};
+    return edit_fix(fmt::format("Add {} to {} at line {}", option, target->variable, line), FixSafety::unsafe,
+                        {{r.begin, r.end, quoted(merged, s.text(target->value))}});
   }
 
   auto insert_at = torch_import_line(s);
@@ -163,8 +163,8 @@ std::optional<ScriptAction> set_alloc_conf_action(const Script& s, std::string_v
   std::string text = point.needs_newline && at == point.byte ? eol : "";
   if (!binds_os(s, at)) text += "import os" + eol;
   text += fmt::format("os.environ.setdefault({}, {})", quoted(variable, "\""), quoted(option, "\"")) + eol;
-  return ScriptAction{fmt::format("Set {}={} before `import torch`", variable, option), FixSafety::unsafe,
-                      {{at, at, std::move(text)}}};
+  return edit_fix(fmt::format("Set {}={} before `import torch`", variable, option), FixSafety::unsafe,
+                      {{at, at, std::move(text)}});
 }
 
 }  // namespace oomlens::rules

@@ -27,7 +27,7 @@ namespace oomlens::rules {
 // parse, sets the variable from a computed value (a merge could not be
 // exact), or already sets the option in time (applying it twice changes
 // nothing the second time). Unsafe: it changes how the allocator behaves.
-std::optional<ScriptAction> set_alloc_conf_action(const analyzer::python::Script& script, std::string_view option,
+std::optional<Fix> set_alloc_conf_action(const analyzer::python::Script& script, std::string_view option,
                                                   std::string_view variable = "PYTORCH_CUDA_ALLOC_CONF");
 
 namespace source {

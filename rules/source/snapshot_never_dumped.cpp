@@ -30,15 +30,13 @@ std::optional<std::vector<TextEdit>> dump_edits(const Script& s, const Call& rec
   return snapshot::dump_at_exit_edits(s, record);
 }
 
-void check(const Script& s, std::vector<SourceDiagnostic>& out) {
+void check(const Script& s, std::vector<Diagnosis>& out) {
   auto recordings = snapshot::recording_calls(s);
   if (recordings.empty() || snapshot::saves_snapshot(s)) return;
   bool first = true;
   for (const Call& call : recordings) {
-    SourceDiagnostic sd;
-    sd.range = call.range;
-    sd.start = call.start;
-    Diagnosis& d = sd.diagnosis;
+    Diagnosis d;
+    d.location = source_location(call.range, call.start);
     d.code = docs::OOM304::code;
     d.name = docs::OOM304::name;
     d.severity = Severity::warning;
@@ -58,13 +56,12 @@ void check(const Script& s, std::vector<SourceDiagnostic>& out) {
         f.kind = FixKind::edit;
         f.safety = FixSafety::unsafe;
         f.detail = how + "; unsafe: it changes what the script does";
-        sd.fix_safety = FixSafety::unsafe;
-        sd.edits = std::move(*edits);
+        f.edits = std::move(*edits);
       }
     }
     first = false;
     d.fixes.push_back(std::move(f));
-    out.push_back(std::move(sd));
+    out.push_back(std::move(d));
   }
 }
 

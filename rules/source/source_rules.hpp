@@ -1,4 +1,4 @@
-// Rules over Python training scripts (issue 4): each one file under
+// Rules over Python training scripts: each one file under
 // rules/source/, matching on the parsed view of analyzer/python/script.hpp.
 #pragma once
 
@@ -12,29 +12,13 @@
 
 namespace oomlens::rules {
 
-// One diagnostic on a script: where it sits, and its automatic fix as exact
-// byte-range edits on the source (none for a file with syntax errors).
-struct SourceDiagnostic {
-  Diagnosis diagnosis;
-  analyzer::python::ByteRange range;
-  analyzer::python::Point start;
-  std::optional<FixSafety> fix_safety;  // set when `edits` is an automatic fix
-  std::vector<TextEdit> edits;          // sorted, non-overlapping
-};
-
-// A code action on a script that no diagnostic needs to trigger (set the
-// allocator configuration, record a memory snapshot): exact byte-range edits
-// on the source, sorted and non-overlapping.
-struct ScriptAction {
-  std::string title;
-  FixSafety safety = FixSafety::unsafe;
-  std::vector<TextEdit> edits;
-};
-
 struct SourceRule {
   RuleInfo info;
-  void (*check)(const analyzer::python::Script&, std::vector<SourceDiagnostic>&);
+  void (*check)(const analyzer::python::Script&, std::vector<Diagnosis>&);
 };
+
+// In source order: by the byte each diagnosis' span begins at; stable.
+void sort_in_source_order(std::vector<Diagnosis>& diagnostics);
 
 namespace source {
 SourceRule empty_cache_in_loop_rule();       // OOM301

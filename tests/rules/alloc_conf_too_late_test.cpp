@@ -6,6 +6,7 @@
 #include "analyzer/python/script.hpp"
 #include "rules/source/lint.hpp"
 #include "tests/rules/fixture_files.hpp"
+#include "tests/rules/automatic_fix.hpp"
 
 using namespace oomlens::rules;
 using oomlens::testing::read_fixture;
@@ -13,9 +14,9 @@ using oomlens::analyzer::python::parse_script;
 
 namespace {
 
-std::vector<SourceDiagnostic> oom302(std::string_view src) {
+std::vector<Diagnosis> oom302(std::string_view src) {
   auto all = lint_script(parse_script(src));
-  std::erase_if(all, [](const SourceDiagnostic& d) { return d.diagnosis.code != "OOM302"; });
+  std::erase_if(all, [](const Diagnosis& d) { return d.code != "OOM302"; });
   return all;
 }
 
@@ -42,14 +43,14 @@ TEST_CASE("OOM302: fixtures, safe run changes nothing, unsafe run moves the assi
 TEST_CASE("OOM302: position, message and fix safety") {
   auto d = oom302("import os\nimport torch\nx = torch.zeros(2).cuda()\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\n");
   REQUIRE(d.size() == 1);
-  CHECK(d[0].start.line == 4);
-  CHECK(d[0].start.column == 1);
-  CHECK(d[0].diagnosis.severity == Severity::warning);
-  CHECK(d[0].diagnosis.message ==
+  CHECK(d[0].location.source->start.line == 4);
+  CHECK(d[0].location.source->start.column == 1);
+  CHECK(d[0].severity == Severity::warning);
+  CHECK(d[0].message ==
         "`PYTORCH_CUDA_ALLOC_CONF` is set after CUDA is first used at line 3 (`torch.zeros(2).cuda()`): the allocator "
         "has already read its settings, so this has no effect");
-  REQUIRE(d[0].fix_safety);
-  CHECK(*d[0].fix_safety == FixSafety::unsafe);
+  REQUIRE(fix_safety_of(d[0]));
+  CHECK(*fix_safety_of(d[0]) == FixSafety::unsafe);
 }
 
 TEST_CASE("OOM302: what counts as a CUDA use") {
@@ -96,11 +97,11 @@ TEST_CASE("OOM302: no edit when the move cannot be exact") {
   // Shares its line with another statement.
   auto d = oom302("import os, torch\nx = torch.zeros(1).cuda(); os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'a:b'\n");
   REQUIRE(d.size() == 1);
-  CHECK(d[0].edits.empty());
+  CHECK(edits_of(d[0]).empty());
   // A computed value.
   d = oom302("import os\nimport torch\nx = torch.zeros(1).cuda()\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = conf\n");
   REQUIRE(d.size() == 1);
-  CHECK(d[0].edits.empty());
-  REQUIRE(!d[0].diagnosis.fixes.empty());
-  CHECK(d[0].diagnosis.fixes[0].safety == FixSafety::display_only);
+  CHECK(edits_of(d[0]).empty());
+  REQUIRE(!d[0].fixes.empty());
+  CHECK(d[0].fixes[0].safety == FixSafety::display_only);
 }

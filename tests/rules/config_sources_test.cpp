@@ -17,7 +17,7 @@ namespace {
 std::vector<std::string> lines_of(ConfigFileKind kind, std::string_view text) {
   std::vector<std::string> out;
   for (const auto& d : lint_config_file(kind, text))
-    out.push_back(fmt::format("{}:{}: {} {}", d.start.line, d.start.column, d.diagnosis.code, d.diagnosis.message));
+    out.push_back(fmt::format("{}:{}: {} {}", d.location.source->start.line, d.location.source->start.column, d.code, d.message));
   return out;
 }
 

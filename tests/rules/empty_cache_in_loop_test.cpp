@@ -6,6 +6,7 @@
 #include "analyzer/python/script.hpp"
 #include "rules/source/lint.hpp"
 #include "tests/rules/fixture_files.hpp"
+#include "tests/rules/automatic_fix.hpp"
 
 using namespace oomlens::rules;
 using oomlens::testing::read_fixture;
@@ -13,7 +14,7 @@ using oomlens::analyzer::python::parse_script;
 
 namespace {
 
-std::vector<SourceDiagnostic> lint(std::string_view src) { return lint_script(parse_script(src)); }
+std::vector<Diagnosis> lint(std::string_view src) { return lint_script(parse_script(src)); }
 
 std::string fixed(std::string_view src) { return apply_edits(src, fix_edits(lint(src))); }
 
@@ -39,17 +40,17 @@ TEST_CASE("OOM301: every fixture's fix gives its .fixed.py byte for byte, and tw
 TEST_CASE("OOM301: a call in a for loop is a warning with a safe fix at its position") {
   auto d = lint(read_fixture("empty_cache_in_loop.py"));
   REQUIRE(d.size() == 1);
-  CHECK(d[0].diagnosis.code == "OOM301");
-  CHECK(d[0].diagnosis.name == "empty-cache-in-loop");
-  CHECK(d[0].diagnosis.severity == Severity::warning);
-  CHECK(d[0].start.line == 11);
-  CHECK(d[0].start.column == 5);
-  CHECK(d[0].diagnosis.message.find("`for` loop at line 7") != std::string::npos);
-  CHECK(d[0].diagnosis.explanation.find("retries") != std::string::npos);
-  REQUIRE(d[0].fix_safety);
-  CHECK(*d[0].fix_safety == FixSafety::safe);
-  REQUIRE(d[0].edits.size() == 1);
-  CHECK(d[0].edits[0].replacement.empty());
+  CHECK(d[0].code == "OOM301");
+  CHECK(d[0].name == "empty-cache-in-loop");
+  CHECK(d[0].severity == Severity::warning);
+  CHECK(d[0].location.source->start.line == 11);
+  CHECK(d[0].location.source->start.column == 5);
+  CHECK(d[0].message.find("`for` loop at line 7") != std::string::npos);
+  CHECK(d[0].explanation.find("retries") != std::string::npos);
+  REQUIRE(fix_safety_of(d[0]));
+  CHECK(*fix_safety_of(d[0]) == FixSafety::safe);
+  REQUIRE(edits_of(d[0]).size() == 1);
+  CHECK(edits_of(d[0])[0].replacement.empty());
 }
 
 TEST_CASE("OOM301: every import form resolves; a local empty_cache does not") {
@@ -62,20 +63,20 @@ TEST_CASE("OOM301: every import form resolves; a local empty_cache does not") {
 TEST_CASE("OOM301: through a function of the same file called from the loop") {
   auto d = lint(read_fixture("empty_cache_through_function.py"));
   REQUIRE(d.size() == 1);
-  CHECK(d[0].start.line == 5);
-  CHECK(d[0].diagnosis.message.find("through `cleanup()` at line 11") != std::string::npos);
-  CHECK(d[0].fix_safety);
+  CHECK(d[0].location.source->start.line == 5);
+  CHECK(d[0].message.find("through `cleanup()` at line 11") != std::string::npos);
+  CHECK(fix_safety_of(d[0]));
 }
 
 TEST_CASE("OOM301: a periodic flush is a hint without a fix") {
   auto d = lint(read_fixture("empty_cache_periodic.py"));
   REQUIRE(d.size() == 1);
-  CHECK(d[0].diagnosis.severity == Severity::hint);
-  CHECK_FALSE(d[0].fix_safety);
-  CHECK(d[0].edits.empty());
+  CHECK(d[0].severity == Severity::hint);
+  CHECK_FALSE(fix_safety_of(d[0]));
+  CHECK(edits_of(d[0]).empty());
   auto not_step = lint("import torch\nfor i in x:\n    if not i % 10:\n        torch.cuda.empty_cache()\n");
   REQUIRE(not_step.size() == 1);
-  CHECK(not_step[0].diagnosis.severity == Severity::hint);
+  CHECK(not_step[0].severity == Severity::hint);
 }
 
 TEST_CASE("OOM301: fixes keep the block valid") {
@@ -95,12 +96,12 @@ TEST_CASE("OOM301: fixes keep the block valid") {
   // Part of a larger expression: diagnosed, no automatic fix.
   auto d = lint("import torch\nfor x in y:\n    r = torch.cuda.empty_cache()\n");
   REQUIRE(d.size() == 1);
-  CHECK_FALSE(d[0].fix_safety);
+  CHECK_FALSE(fix_safety_of(d[0]));
 }
 
 TEST_CASE("OOM301: a file with syntax errors gets no edits") {
   auto d = lint("import torch\nfor x in y:\n    torch.cuda.empty_cache()\n    def (:\n");
-  for (const auto& x : d) CHECK(x.edits.empty());
+  for (const auto& x : d) CHECK(edits_of(x).empty());
 }
 
 TEST_CASE("lint: unified diff of a fix") {
@@ -117,7 +118,7 @@ std::vector<std::string> messages_in_loop(std::string_view prelude, std::string_
   std::string src = std::string(prelude) + "\nfor step in range(3):\n    " + std::string(call) + "\n";
   std::vector<std::string> out;
   for (const auto& d : lint(src))
-    if (d.diagnosis.code == "OOM301") out.push_back(d.diagnosis.message);
+    if (d.code == "OOM301") out.push_back(d.message);
   return out;
 }
 
@@ -167,15 +168,15 @@ TEST_CASE("OOM301: a flush after the training loop of its own function is a phas
   // the flush inside its batch loop is.
   auto sweep = lint(read_fixture("empty_cache_after_training_sweep.py"));
   REQUIRE(sweep.size() == 1);
-  CHECK(sweep[0].start.line == 18);
+  CHECK(sweep[0].location.source->start.line == 18);
   // Through a helper called after the loop (a fold's teardown): not flagged;
   // a helper without a training loop of its own is.
   auto folds = lint(read_fixture("empty_cache_after_training_folds.py"));
   REQUIRE(folds.size() == 1);
-  CHECK(folds[0].start.line == 24);
+  CHECK(folds[0].location.source->start.line == 24);
   auto epochs = lint(read_fixture("empty_cache_after_training_epoch.py"));
   REQUIRE(epochs.size() == 1);
-  CHECK(epochs[0].diagnosis.message.find("through `validate()`") != std::string::npos);
+  CHECK(epochs[0].message.find("through `validate()`") != std::string::npos);
   // A loop that does not train before the flush is no phase: still flagged.
   CHECK(lint("import torch\n"
              "def evaluate(batches):\n"

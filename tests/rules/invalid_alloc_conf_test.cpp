@@ -9,6 +9,7 @@
 #include "rules/source/config_lint.hpp"
 #include "rules/source/lint.hpp"
 #include "tests/rules/fixture_files.hpp"
+#include "tests/rules/automatic_fix.hpp"
 
 using namespace oomlens::rules;
 using oomlens::testing::read_fixture;
@@ -17,10 +18,10 @@ using oomlens::analyzer::python::parse_script;
 namespace {
 
 // Only OOM303's diagnostics (other rules run on the same scripts).
-std::vector<SourceDiagnostic> lint(std::string_view src) {
-  std::vector<SourceDiagnostic> out;
+std::vector<Diagnosis> lint(std::string_view src) {
+  std::vector<Diagnosis> out;
   for (auto& d : lint_script(parse_script(src)))
-    if (d.diagnosis.code == "OOM303") out.push_back(std::move(d));
+    if (d.code == "OOM303") out.push_back(std::move(d));
   return out;
 }
 
@@ -28,12 +29,12 @@ std::vector<SourceDiagnostic> lint(std::string_view src) {
 std::vector<std::string> lines(std::string_view src) {
   std::vector<std::string> out;
   for (const auto& d : lint(src))
-    out.push_back(fmt::format("{}:{}: {} {}", d.start.line, d.start.column, d.diagnosis.code, d.diagnosis.message));
+    out.push_back(fmt::format("{}:{}: {} {}", d.location.source->start.line, d.location.source->start.column, d.code, d.message));
   return out;
 }
 
-std::string covered(std::string_view src, const SourceDiagnostic& d) {
-  return std::string(src.substr(d.range.begin, d.range.end - d.range.begin));
+std::string covered(std::string_view src, const Diagnosis& d) {
+  return std::string(src.substr(d.location.source->range.begin, d.location.source->range.end - d.location.source->range.begin));
 }
 
 std::string fixed(std::string_view src, bool unsafe = false) {
@@ -67,17 +68,17 @@ TEST_CASE("OOM303: unknown option and out-of-range size, on their exact characte
   CHECK(covered(src, d[0]) == "expandable_segment");
   CHECK(covered(src, d[1]) == "max_split_size_mb:-1");
   CHECK(covered(src, d[2]) == "expandable_segments:true");
-  CHECK(d[0].diagnosis.name == "invalid-allocator-config");
-  CHECK(d[0].diagnosis.severity == Severity::error);
+  CHECK(d[0].name == "invalid-allocator-config");
+  CHECK(d[0].severity == Severity::error);
   // The misspelling: an unsafe fix replacing just the key.
-  REQUIRE(d[0].fix_safety);
-  CHECK(*d[0].fix_safety == FixSafety::unsafe);
-  REQUIRE(d[0].edits.size() == 1);
-  CHECK(d[0].edits[0].replacement == "expandable_segments");
-  CHECK(src.substr(d[0].edits[0].begin, d[0].edits[0].end - d[0].edits[0].begin) == "expandable_segment");
+  REQUIRE(fix_safety_of(d[0]));
+  CHECK(*fix_safety_of(d[0]) == FixSafety::unsafe);
+  REQUIRE(edits_of(d[0]).size() == 1);
+  CHECK(edits_of(d[0])[0].replacement == "expandable_segments");
+  CHECK(src.substr(edits_of(d[0])[0].begin, edits_of(d[0])[0].end - edits_of(d[0])[0].begin) == "expandable_segment");
   // Out of range: no fix to guess.
-  CHECK_FALSE(d[1].fix_safety);
-  CHECK(d[1].diagnosis.fixes.empty());
+  CHECK_FALSE(fix_safety_of(d[1]));
+  CHECK(d[1].fixes.empty());
   // With unsafe fixes, the values become valid and the rule goes quiet on them.
   std::string all = fixed(src, true);
   CHECK(all.find("\"expandable_segments:True,max_split_size_mb:-1\"") != std::string::npos);
@@ -89,12 +90,12 @@ TEST_CASE("OOM303: duplicates and units: safe fixes", "[invalid_alloc_conf]") {
   std::string src = read_fixture("alloc_conf_invalid_duplicates.py");
   auto d = lint(src);
   REQUIRE(d.size() == 2);
-  CHECK(d[0].diagnosis.severity == Severity::warning);
+  CHECK(d[0].severity == Severity::warning);
   CHECK(covered(src, d[0]) == "max_split_size_mb:128");
-  CHECK(*d[0].fix_safety == FixSafety::safe);
+  CHECK(*fix_safety_of(d[0]) == FixSafety::safe);
   CHECK(covered(src, d[1]) == "max_split_size_mb:256MB");
-  CHECK(*d[1].fix_safety == FixSafety::safe);
-  CHECK(d[1].diagnosis.fixes[0].title == "Replace `256MB` with `256`");
+  CHECK(*fix_safety_of(d[1]) == FixSafety::safe);
+  CHECK(d[1].fixes[0].title == "Replace `256MB` with `256`");
 }
 
 TEST_CASE("OOM303: every way of setting the variable, names resolved through imports", "[invalid_alloc_conf]") {
@@ -111,7 +112,7 @@ TEST_CASE("OOM303: every way of setting the variable, names resolved through imp
   REQUIRE(d.size() == 5);
   // Across an escape: the diagnostic covers the escapes that make the value.
   CHECK(covered(src, d[4]) == "max_split_size_mb:\\x31\\x30");
-  CHECK(d[0].diagnosis.severity == Severity::warning);
+  CHECK(d[0].severity == Severity::warning);
 }
 
 TEST_CASE("OOM303: valid settings and other variables are quiet", "[invalid_alloc_conf]") {
@@ -131,9 +132,9 @@ TEST_CASE("OOM303: more assignment forms", "[invalid_alloc_conf]") {
   // A character beyond ASCII before the option: the column counts code points.
   auto d = lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'é:1,expandable_segment:True'\n");
   REQUIRE(d.size() == 2);
-  CHECK(d[0].diagnosis.message == "unknown option 'é'");
-  CHECK(d[1].start.column == 46);
-  CHECK(d[1].start.byte_column == 47);
+  CHECK(d[0].message == "unknown option 'é'");
+  CHECK(d[1].location.source->start.column == 46);
+  CHECK(d[1].location.source->start.byte_column == 47);
 }
 
 TEST_CASE("OOM303: a fix across two concatenated literals is offered as advice, not an edit", "[invalid_alloc_conf]") {
@@ -141,16 +142,16 @@ TEST_CASE("OOM303: a fix across two concatenated literals is offered as advice, 
   auto d = lint(src);
   REQUIRE(d.size() == 1);
   CHECK(covered(src, d[0]) == "expandable_' 'segment");
-  CHECK(d[0].edits.empty());
-  CHECK_FALSE(d[0].fix_safety);
-  REQUIRE(d[0].diagnosis.fixes.size() == 1);
-  CHECK(d[0].diagnosis.fixes[0].safety == FixSafety::display_only);
+  CHECK(edits_of(d[0]).empty());
+  CHECK_FALSE(fix_safety_of(d[0]));
+  REQUIRE(d[0].fixes.size() == 1);
+  CHECK(d[0].fixes[0].safety == FixSafety::display_only);
 }
 
 TEST_CASE("OOM303: a file with syntax errors gets diagnostics, no edits", "[invalid_alloc_conf]") {
   auto d = lint("import os\nos.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segment:True'\ndef (:\n");
   REQUIRE(d.size() == 1);
-  CHECK(d[0].edits.empty());
+  CHECK(edits_of(d[0]).empty());
 }
 
 TEST_CASE("OOM303: registered, with its doc page", "[invalid_alloc_conf]") {
@@ -171,7 +172,7 @@ std::string read_config(const std::string& name) { return oomlens::testing::read
 std::vector<std::string> config_lines(ConfigFileKind kind, std::string_view text) {
   std::vector<std::string> out;
   for (const auto& d : lint_config_file(kind, text))
-    out.push_back(fmt::format("{}:{}: {} {}", d.start.line, d.start.column, d.diagnosis.code, d.diagnosis.message));
+    out.push_back(fmt::format("{}:{}: {} {}", d.location.source->start.line, d.location.source->start.column, d.code, d.message));
   return out;
 }
 
@@ -228,8 +229,8 @@ TEST_CASE("OOM303 config: launch.json env blocks", "[invalid_alloc_conf]") {
         });
   auto d = lint_config_file(ConfigFileKind::launch_json, t);
   REQUIRE(d.size() == 1);
-  REQUIRE(d[0].edits.size() == 1);
-  CHECK(d[0].edits[0].replacement == "roundup_power2_divisions");
+  REQUIRE(edits_of(d[0]).size() == 1);
+  CHECK(edits_of(d[0])[0].replacement == "roundup_power2_divisions");
   CHECK(covered(t, d[0]) == "roundup_power2_divisons");
   // Broken JSON: nothing, never a crash.
   CHECK(lint_config_file(ConfigFileKind::launch_json, "{\"configurations\": [{\"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": ").empty());
@@ -241,7 +242,7 @@ TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invali
   auto d = lint_config_file(ConfigFileKind::shell, t);
   REQUIRE(d.size() == 1);
   CHECK(covered(t, d[0]) == "expandable_'segment");  // the key's characters, up to the closing quote
-  CHECK(d[0].edits.empty());
+  CHECK(edits_of(d[0]).empty());
   // An expansion is not a constant: not checked.
   CHECK(lint_config_file(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF=\"$X,bogus:1\"\n").empty());
   // Other variables are not read.
@@ -249,11 +250,11 @@ TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invali
   // Columns count code points, for several diagnostics on one line.
   auto cols = lint_config_file(ConfigFileKind::shell, "export PYTORCH_CUDA_ALLOC_CONF='é:1,ü:2' PYTORCH_ALLOC_CONF='z:1'\n");
   REQUIRE(cols.size() == 3);
-  CHECK(cols[0].start.column == 33);
-  CHECK(cols[1].start.column == 37);
-  CHECK(cols[1].start.byte_column == 38);
-  CHECK(cols[2].start.column == 62);
-  CHECK(cols[2].start.byte_column == 64);
+  CHECK(cols[0].location.source->start.column == 33);
+  CHECK(cols[1].location.source->start.column == 37);
+  CHECK(cols[1].location.source->start.byte_column == 38);
+  CHECK(cols[2].location.source->start.column == 62);
+  CHECK(cols[2].location.source->start.byte_column == 64);
 }
 
 // --- Action A on configuration files: set_alloc_conf_in_config
@@ -376,8 +377,8 @@ TEST_CASE("OOM303: expandable segments under a Windows-only condition are report
   CHECK(d.empty());  // the else branch runs everywhere but Windows
   d = lint("import os, sys\nif sys.platform == 'win32':\n    os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'\n");
   REQUIRE(d.size() == 1);
-  CHECK(d[0].diagnosis.severity == Severity::warning);
-  CHECK(d[0].diagnosis.message.find("Windows") != std::string::npos);
+  CHECK(d[0].severity == Severity::warning);
+  CHECK(d[0].message.find("Windows") != std::string::npos);
 }
 
 TEST_CASE("OOM303: a launch configuration's Windows-only env block is judged for Windows", "[invalid_alloc_conf]") {
@@ -387,8 +388,8 @@ TEST_CASE("OOM303: a launch configuration's Windows-only env block is judged for
       "    \"windows\": {\"env\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:True\"}},\n  }],\n}\n";
   auto d = lint_config_file(ConfigFileKind::launch_json, text);
   REQUIRE(d.size() == 1);  // the Windows block only: the same value elsewhere is fine
-  CHECK(d[0].start.line == 6);
-  CHECK(d[0].diagnosis.message.find("Windows") != std::string::npos);
+  CHECK(d[0].location.source->start.line == 6);
+  CHECK(d[0].message.find("Windows") != std::string::npos);
   // The set-allocator action does not write into the Windows block.
   CHECK_FALSE(set_alloc_conf_in_config(ConfigFileKind::launch_json, text, "expandable_segments:True"));
 }

@@ -21,7 +21,7 @@ namespace {
 
 const fs::path kDir = fs::path(OOMLENS_SOURCE_DIR) / "fixtures/scripts/record_snapshot_action";
 
-std::optional<ScriptAction> action(std::string_view src, std::optional<std::uint32_t> line = {}) {
+std::optional<Fix> action(std::string_view src, std::optional<std::uint32_t> line = {}) {
   return record_snapshot_action(parse_script(src), line);
 }
 
@@ -121,7 +121,7 @@ TEST_CASE("record snapshot: no action without a loop, with syntax errors, or whe
 }
 
 TEST_CASE("record snapshot: the training calls that find the loop", "[record_snapshot]") {
-  auto title_of = [](std::string_view src) { return action(src).value_or(ScriptAction{}).title; };
+  auto title_of = [](std::string_view src) { return action(src).value_or(Fix{}).title; };
   CHECK(title_of("import torch\nfor a in b:\n    pass\nfor x in y:\n    scaler.scale(loss).backward()\n")
             .ends_with("line 4"));
   CHECK(title_of("import torch\nfor x in y:\n    self.optimizer.step(closure)\n").ends_with("line 2"));

@@ -57,7 +57,7 @@ TEST_CASE("set allocator config: an assignment made too late is merged and moved
                "import torch\nm = torch.nn.Linear(2, 2).cuda()\n");
   CHECK(applied(out).empty());
   auto late = lint_script(parse_script(out));
-  CHECK(std::none_of(late.begin(), late.end(), [](const SourceDiagnostic& d) { return d.diagnosis.code == "OOM302"; }));
+  CHECK(std::none_of(late.begin(), late.end(), [](const Diagnosis& d) { return d.code == "OOM302"; }));
 }
 
 TEST_CASE("set allocator config: not offered") {

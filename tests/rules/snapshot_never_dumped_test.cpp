@@ -7,6 +7,7 @@
 #include "analyzer/python/script.hpp"
 #include "rules/source/lint.hpp"
 #include "tests/rules/snapshot_fixture_util.hpp"
+#include "tests/rules/automatic_fix.hpp"
 
 using namespace oomlens::rules;
 using oomlens::analyzer::python::parse_script;
@@ -16,10 +17,10 @@ namespace {
 
 const fs::path kDir = fs::path(OOMLENS_SOURCE_DIR) / "fixtures/scripts";
 
-std::vector<SourceDiagnostic> oom304(std::string_view src) {
-  std::vector<SourceDiagnostic> out;
+std::vector<Diagnosis> oom304(std::string_view src) {
+  std::vector<Diagnosis> out;
   for (auto& d : lint_script(parse_script(src)))
-    if (d.diagnosis.code == "OOM304") out.push_back(std::move(d));
+    if (d.code == "OOM304") out.push_back(std::move(d));
   return out;
 }
 
@@ -53,23 +54,23 @@ TEST_CASE("OOM304: a recording with no dump is a warning on the record call with
           "[snapshot_never_dumped]") {
   auto d = oom304(snapshot_test::read_file(kDir / "snapshot_never_dumped.py"));
   REQUIRE(d.size() == 1);
-  CHECK(d[0].diagnosis.name == "snapshot-never-dumped");
-  CHECK(d[0].diagnosis.severity == Severity::warning);
-  CHECK(d[0].start.line == 4);
-  CHECK(d[0].start.column == 1);
-  CHECK(d[0].diagnosis.message.find("_dump_snapshot") != std::string::npos);
-  REQUIRE(d[0].fix_safety);
-  CHECK(*d[0].fix_safety == FixSafety::unsafe);
-  REQUIRE(d[0].diagnosis.fixes.size() == 1);
-  CHECK(d[0].diagnosis.fixes[0].detail.find("training loop at line 8") != std::string::npos);
-  CHECK(d[0].diagnosis.verify == "oomlens snapshot oom_snapshot.pickle");
+  CHECK(d[0].name == "snapshot-never-dumped");
+  CHECK(d[0].severity == Severity::warning);
+  CHECK(d[0].location.source->start.line == 4);
+  CHECK(d[0].location.source->start.column == 1);
+  CHECK(d[0].message.find("_dump_snapshot") != std::string::npos);
+  REQUIRE(fix_safety_of(d[0]));
+  CHECK(*fix_safety_of(d[0]) == FixSafety::unsafe);
+  REQUIRE(d[0].fixes.size() == 1);
+  CHECK(d[0].fixes[0].detail.find("training loop at line 8") != std::string::npos);
+  CHECK(d[0].verify == "oomlens snapshot oom_snapshot.pickle");
   auto ranked = oom304("import torch, os\nr = os.environ['RANK']\ntorch.cuda.memory._record_memory_history()\n");
   REQUIRE(ranked.size() == 1);
-  CHECK(ranked[0].diagnosis.verify == "oomlens snapshot oom_snapshot_rank0.pickle");
+  CHECK(ranked[0].verify == "oomlens snapshot oom_snapshot_rank0.pickle");
   auto no_loop = oom304(snapshot_test::read_file(kDir / "snapshot_never_dumped_no_loop.py"));
   REQUIRE(no_loop.size() == 1);
-  CHECK(no_loop[0].start.line == 7);
-  CHECK(no_loop[0].diagnosis.fixes[0].detail.find("atexit") != std::string::npos);
+  CHECK(no_loop[0].location.source->start.line == 7);
+  CHECK(no_loop[0].fixes[0].detail.find("atexit") != std::string::npos);
 }
 
 TEST_CASE("OOM304: what counts as saving, and what is not a recording", "[snapshot_never_dumped]") {
@@ -91,22 +92,22 @@ TEST_CASE("OOM304: what counts as saving, and what is not a recording", "[snapsh
   auto two = oom304("import torch\ntorch.cuda.memory._record_memory_history()\n"
                     "torch.cuda.memory._record_memory_history(enabled='all')\n");
   REQUIRE(two.size() == 2);
-  CHECK(two[0].fix_safety);
-  CHECK_FALSE(two[1].fix_safety);
+  CHECK(fix_safety_of(two[0]));
+  CHECK_FALSE(fix_safety_of(two[1]));
 }
 
 TEST_CASE("OOM304: no automatic fix where the dump cannot be placed exactly", "[snapshot_never_dumped]") {
   // On the line of a compound statement's header, or sharing its line.
   auto header = oom304("import torch\nif debug: torch.cuda.memory._record_memory_history()\n");
   REQUIRE(header.size() == 1);
-  CHECK_FALSE(header[0].fix_safety);
-  CHECK(header[0].diagnosis.fixes[0].safety == FixSafety::display_only);
+  CHECK_FALSE(fix_safety_of(header[0]));
+  CHECK(header[0].fixes[0].safety == FixSafety::display_only);
   auto shared = oom304("import torch\ntorch.cuda.memory._record_memory_history(); x = 1\n");
   REQUIRE(shared.size() == 1);
-  CHECK_FALSE(shared[0].fix_safety);
+  CHECK_FALSE(fix_safety_of(shared[0]));
   auto broken = oom304("import torch\ntorch.cuda.memory._record_memory_history()\ndef (:\n");
   REQUIRE(broken.size() == 1);
-  CHECK(broken[0].edits.empty());
+  CHECK(edits_of(broken[0]).empty());
 }
 
 TEST_CASE("OOM304: the atexit dump runs after an uncaught OOM", "[snapshot_never_dumped]") {
