@@ -49,6 +49,7 @@ ClientCapabilities read_client_capabilities(const json& params) {
   c.document_changes = flag(*caps, {"workspace", "workspaceEdit", "documentChanges"});
   c.work_done_progress = flag(*caps, {"window", "workDoneProgress"});
   c.configuration = flag(*caps, {"workspace", "configuration"});
+  c.inlay_hint_refresh = flag(*caps, {"workspace", "inlayHint", "refreshSupport"});
   c.markdown_hover = array_has(at_path(*caps, {"textDocument", "hover", "contentFormat"}), "markdown");
   return c;
 }

@@ -24,6 +24,7 @@ struct ClientCapabilities {
   bool work_done_progress = false;    // window.workDoneProgress
   bool configuration = false;         // workspace.configuration
   bool markdown_hover = false;        // hover.contentFormat includes markdown
+  bool inlay_hint_refresh = false;    // workspace.inlayHint.refreshSupport
   bool show_message = true;
 };
 

@@ -68,10 +68,11 @@ void Server::analyze_snapshot(nlohmann::json& args, const Reply<nlohmann::json>&
   // A snapshot can be hundreds of MiB: read and analysed in the background.
   io_.run_in_background([this, reply, path = snapshot_argument_path(args)] {
     SnapshotCommandOutcome outcome = run_snapshot_command(path, *reply.request()->cancelled);
-    io_.run_on_protocol([reply, outcome = std::move(outcome)] {
+    io_.run_on_protocol([this, reply, outcome = std::move(outcome)]() mutable {
       if (reply.cancelled() || outcome.cancelled) return;  // answered already with -32800
-      if (outcome.error_code) reply.error(outcome.error_code, outcome.error);
-      else reply(nlohmann::json(outcome.result));
+      if (outcome.error_code) return reply.error(outcome.error_code, outcome.error);
+      reply(nlohmann::json(outcome.result));
+      show_snapshot_lines(std::move(outcome.lines));
     });
   });
 }

@@ -6,9 +6,14 @@
 namespace oomlens::lsp {
 
 void Server::hover(HoverParams params, Reply<std::optional<Hover>> reply) {
-  with_analysis(reply.request(), params.text_document.uri, [this, reply, position = params.position](const DocumentAnalysis& a) {
+  with_analysis(reply.request(), params.text_document.uri,
+                [this, reply, position = params.position, uri = params.text_document.uri](const DocumentAnalysis& a) {
     if (!position) return reply(std::nullopt);  // not a position: nothing there
-    reply(features_for(a.doc->kind).hover(a, *position, client_.markdown_hover));
+    std::optional<Hover> found = features_for(a.doc->kind).hover(a, *position, client_.markdown_hover);
+    // The line's memory at a snapshot's peak, after what the features say.
+    if (auto memory = snapshot_line_hover(uri, position->line))
+      found = found ? Hover{found->markdown, found->value + "\n\n---\n\n" + memory->value} : memory;
+    reply(found);
   });
 }
 

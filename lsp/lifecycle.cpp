@@ -7,6 +7,7 @@ namespace oomlens::lsp {
 void Server::initialize(InitializeParams params, Reply<InitializeResult> reply) {
   // A second initialize never gets here (on_request answers it).
   client_ = params.capabilities;
+  workspace_folders_ = std::move(params.workspace_folders);
   documents_.set_position_encoding(client_.encoding);
   notebooks_.set_position_encoding(client_.encoding);
   if (params.settings) apply_settings(*params.settings);

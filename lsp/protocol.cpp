@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "lsp/local_files.hpp"
+
 namespace oomlens::lsp {
 
 using nlohmann::json;
@@ -67,6 +69,15 @@ std::optional<json> settings_section(const json& value) {
 void read(json& j, InitializeParams& out) {
   if (!j.is_object()) throw ParamsError("initialize expects an object");
   out.capabilities = read_client_capabilities(j);
+  if (const json* folders = optional_member(j, "workspaceFolders", vt::array)) {
+    for (const json& folder : *folders)
+      if (folder.is_object() && folder.contains("uri") && folder["uri"].is_string())
+        if (auto path = path_from_file_uri(folder["uri"].get<std::string>())) out.workspace_folders.push_back(*path);
+  } else if (const json* root = optional_member(j, "rootUri", vt::string)) {
+    if (auto path = path_from_file_uri(root->get<std::string>())) out.workspace_folders.push_back(*path);
+  } else if (const json* root_path = optional_member(j, "rootPath", vt::string)) {
+    out.workspace_folders.push_back(root_path->get<std::string>());
+  }
   if (j.contains("initializationOptions")) out.settings = settings_section(j["initializationOptions"]);
 }
 
@@ -177,6 +188,11 @@ void read(json& j, DocumentDiagnosticParams& out) {
 void read(json& j, HoverParams& out) {
   out.text_document = text_document(j);
   out.position = position_of(member(j, "position", vt::object));
+}
+
+void read(json& j, InlayHintParams& out) {
+  out.text_document = text_document(j);
+  if (const json* range = optional_member(j, "range", vt::object)) out.range = range_of(*range);
 }
 
 void read(json& j, CodeActionParams& out) {
@@ -306,6 +322,7 @@ void to_json(json& j, const InitializeResult& r) {
        {{"notebookSelector",
          {{{"notebook", {{"notebookType", "jupyter-notebook"}}}, {"cells", {{{"language", "python"}}}}}}}}},
       {"hoverProvider", true},
+      {"inlayHintProvider", true},
       {"executeCommandProvider",
        {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kVerify, kShowFix,
                       kAnalyzeSnapshot, kFixScript}}}},

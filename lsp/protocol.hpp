@@ -87,6 +87,9 @@ struct WorkspaceEdit {
 
 struct InitializeParams {
   ClientCapabilities capabilities = {};
+  // workspaceFolders' local paths (else rootUri's, else rootPath): where a
+  // snapshot's relative file names are looked up.
+  std::vector<std::string> workspace_folders = {};
   // initializationOptions (its "oomlens" section when it has one).
   std::optional<nlohmann::json> settings = {};
 };
@@ -211,6 +214,12 @@ struct PublishDiagnosticsParams {
 struct HoverParams {
   TextDocumentIdentifier text_document = {};
   std::optional<Position> position = {};  // none: not a position (no hover, not an error)
+};
+
+// textDocument/inlayHint: hints for the lines within `range` (all when none).
+struct InlayHintParams {
+  TextDocumentIdentifier text_document = {};
+  std::optional<Range> range = {};
 };
 
 struct Hover {
@@ -347,6 +356,7 @@ void read(nlohmann::json& j, NotebookChangeParams& out);
 void read(nlohmann::json& j, NotebookCloseParams& out);
 void read(nlohmann::json& j, DocumentDiagnosticParams& out);
 void read(nlohmann::json& j, HoverParams& out);
+void read(nlohmann::json& j, InlayHintParams& out);
 void read(nlohmann::json& j, CodeActionParams& out);
 void read(nlohmann::json& j, CodeActionResolveParams& out);
 void read(nlohmann::json& j, ExecuteCommandParams& out);

@@ -78,6 +78,7 @@ void Server::bind_methods() {
   binder_.request("shutdown", this, &Server::shutdown);
   binder_.request("textDocument/diagnostic", this, &Server::pull_diagnostics);
   binder_.request("textDocument/hover", this, &Server::hover);
+  binder_.request("textDocument/inlayHint", this, &Server::inlay_hint);
   binder_.request("textDocument/codeAction", this, &Server::code_action);
   binder_.request("codeAction/resolve", this, &Server::code_action_resolve);
   binder_.request("workspace/executeCommand", this, &Server::execute_command);

@@ -22,6 +22,7 @@
 #include "lsp/notebooks.hpp"
 #include "lsp/jsonrpc.hpp"
 #include "lsp/protocol.hpp"
+#include "lsp/snapshot_lines.hpp"
 
 namespace oomlens::lsp {
 
@@ -106,6 +107,10 @@ class Server {
   // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
   void pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDiagnosticReport> reply);
   void hover(HoverParams params, Reply<std::optional<Hover>> reply);
+  // Memory at a snapshot's peak on the document's lines (snapshot_hints.cpp).
+  void inlay_hint(InlayHintParams params, Reply<nlohmann::json> reply);
+  std::optional<Hover> snapshot_line_hover(const std::string& uri, std::uint32_t line) const;
+  void show_snapshot_lines(std::optional<SnapshotLines> lines);
   void code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply);
   void code_action_resolve(CodeActionResolveParams params, Reply<nlohmann::json> reply);
   void execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply);
@@ -144,6 +149,9 @@ class Server {
   bool shutdown_requested_ = false;
   bool finished_ = false;
   ClientCapabilities client_;
+  std::vector<std::string> workspace_folders_;
+  // The last snapshot analysed (oomlens.analyzeSnapshot), by line.
+  std::shared_ptr<const SnapshotLines> snapshot_lines_;
   Settings settings_;
   DocumentStore documents_;
   Notebooks notebooks_;

@@ -21,9 +21,18 @@ using nlohmann::json;
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
 
 
-// Text from the file inside a Markdown code span: a delimiter longer than any
-// backtick run inside, so a frame name cannot end the span (or start HTML).
-std::string code(std::string_view text) {
+void frames_markdown(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded,
+                     snap::MissingStack missing, std::size_t max, std::string_view indent) {
+  const report::ShownStack shown = report::shown_stack(frames, folded, missing, {max, false});
+  if (!shown.heading.empty()) out += fmt::format("{}- {}\n", indent, shown.heading);
+  for (const auto& f : shown.frames)
+    out += fmt::format("{}- {} in {}\n", indent, markdown_code(fmt::format("{}:{}", f.filename, f.line)), markdown_code(f.name));
+  if (!shown.folded.empty()) out += fmt::format("{}- {}\n", indent, shown.folded);
+}
+
+}  // namespace
+
+std::string markdown_code(std::string_view text) {
   std::size_t longest = 0, run = 0;
   for (char c : text) {
     run = c == '`' ? run + 1 : 0;
@@ -35,17 +44,6 @@ std::string code(std::string_view text) {
   bool pad = !cleaned.empty() && (cleaned.front() == '`' || cleaned.back() == '`');
   return fence + (pad ? " " : "") + cleaned + (pad ? " " : "") + fence;
 }
-
-void frames_markdown(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded,
-                     snap::MissingStack missing, std::size_t max, std::string_view indent) {
-  const report::ShownStack shown = report::shown_stack(frames, folded, missing, {max, false});
-  if (!shown.heading.empty()) out += fmt::format("{}- {}\n", indent, shown.heading);
-  for (const auto& f : shown.frames)
-    out += fmt::format("{}- {} in {}\n", indent, code(fmt::format("{}:{}", f.filename, f.line)), code(f.name));
-  if (!shown.folded.empty()) out += fmt::format("{}- {}\n", indent, shown.folded);
-}
-
-}  // namespace
 
 std::string snapshot_argument_path(const json& args) {
   const char* what = "oomlens.analyzeSnapshot expects [{\"path\": \"/abs/file.pickle\"}], a path or a file:// URI";
@@ -85,16 +83,19 @@ SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::
                         : fmt::format("snapshot {} refused: {}", path, e.reason);
     return outcome;
   }
-  const snap::Analysis analysis = snap::analyze(*snapshot);
+  snap::AnalysisOptions options;
+  options.replay.all_peak_sites = true;  // for the lines (snapshot_lines)
+  const snap::Analysis analysis = snap::analyze(*snapshot, options);
   if (cancelled.load()) return outcome.cancelled = true, outcome;
   outcome.result = CommandResult{.report = report::snapshot_json(*snapshot, analysis),
                                  .markdown = snapshot_markdown(*snapshot, analysis, path),
                                  .html = report::snapshot_html(*snapshot, analysis, path)};
+  outcome.lines = snapshot_lines(analysis, path);
   return outcome;
 }
 
 std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analysis& a, std::string_view source) {
-  std::string out = fmt::format("### Memory snapshot {}\n\n", code(source));
+  std::string out = fmt::format("### Memory snapshot {}\n\n", markdown_code(source));
   if (snapshot.legacy) out += "PyTorch 1.13 format: no trace, no settings.\n\n";
   if (a.oom) {
     const auto& o = *a.oom;
@@ -103,7 +104,7 @@ std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analys
                        "| {} | {} | {} | {} |\n\n",
                        sz(o.requested), o.device_free_known ? sz(o.device_free) : std::string("not recorded"),
                        sz(o.cached_free), sz(o.largest_free_block));
-    for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", code(line));
+    for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", markdown_code(line));
     for (const auto& line : o.verdict.notes) out += fmt::format("- note: {}\n", line);
     out += "\nFailed call:\n\n";
     frames_markdown(out, o.frames, nullptr, o.missing, 6, "");

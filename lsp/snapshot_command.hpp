@@ -11,6 +11,7 @@
 
 #include "analyzer/snapshot/analysis.hpp"
 #include "lsp/protocol.hpp"
+#include "lsp/snapshot_lines.hpp"
 
 namespace oomlens::lsp {
 
@@ -25,10 +26,15 @@ struct SnapshotCommandOutcome {
   int error_code = 0;     // a JSON-RPC error code when the file was missing or refused
   std::string error;
   bool cancelled = false;
+  std::optional<SnapshotLines> lines;  // memory at the peak by line, for the editor
 };
 
 // Reads, parses and analyses; gives up between stages once `cancelled` is set.
 SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::atomic<bool>& cancelled);
+
+// Text from a file inside a Markdown code span: a delimiter longer than any
+// backtick run inside, so a frame name cannot end the span (or start HTML).
+std::string markdown_code(std::string_view text);
 
 // Figures per device, the verdict with its arithmetic, the top sites.
 std::string snapshot_markdown(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis,

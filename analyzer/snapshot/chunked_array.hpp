@@ -17,6 +17,7 @@ class ChunkedArray {
   static constexpr std::size_t kChunk = std::size_t{1} << kChunkBits;
 
   std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   T& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
 
@@ -24,6 +25,10 @@ class ChunkedArray {
     if ((size_ & (kChunk - 1)) == 0 && (size_ >> kChunkBits) == chunks_.size())
       chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
     (*this)[size_++] = value;
+  }
+  // Forgets the elements from `size` on; their chunks stay for reuse.
+  void truncate(std::size_t size) {
+    if (size < size_) size_ = size;
   }
   void append(const T* items, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) push_back(items[i]);

@@ -45,16 +45,22 @@ std::optional<std::string> conf_option(std::string_view conf, std::string_view k
   return std::nullopt;
 }
 
-class ModelReader {
+// Reads the model from a value tree; as a TraceSink, it also takes the trace
+// entries while the pickle is read, so that they never enter the tree.
+class ModelReader : public TraceSink {
  public:
-  ModelReader(const ValueTree& tree, bool keep_full_trace, bool keep_trace_events)
-      : tree_(tree),
-        empty_frames_(std::make_shared<const std::vector<Frame>>()),
-        budget_(tree.child_count()),
+  ModelReader(bool keep_full_trace, bool keep_trace_events)
+      : empty_frames_(std::make_shared<const std::vector<Frame>>()),
         keep_full_trace_(keep_full_trace),
-        keep_trace_events_(keep_trace_events) {}
+        keep_trace_events_(keep_trace_events) {
+    if (keep_trace_events_) trace_stacks_.push_back(empty_frames_);
+  }
 
-  Expected<Snapshot, SnapshotError> read();
+  Expected<Snapshot, SnapshotError> read(const ValueTree& tree);
+
+  bool take(const ValueTree& tree, ValueRef list, std::size_t device, std::span<const ValueRef> items,
+            std::size_t bytes_left) override;
+  bool holds_from(std::uint32_t first) const override { return cached_any_ && cached_highest_ >= first; }
 
  private:
   bool fail(std::string_view why) {
@@ -67,16 +73,14 @@ class ModelReader {
   // references one block list from a million segments would expand to far
   // more (a decompression bomb): it runs out of budget instead of memory.
   bool spend(std::size_t items) {
-    if (items <= budget_) {
-      budget_ -= items;
-      return true;
-    }
+    spent_ += items;
+    if (spent_ <= budget_) return true;
     return fail(fmt::format("the same data is referenced over and over, expanding past {} items "
                             "(the item slots in the file): refused",
-                            tree_.child_count()));
+                            tree_->child_count()));
   }
   bool wrong_type(ValueRef value, std::string_view expected) {
-    return fail(fmt::format("expected {}, found {}", expected, kind_name(tree_.kind(value))));
+    return fail(fmt::format("expected {}, found {}", expected, kind_name(tree_->kind(value))));
   }
 
   // -- scalars ----------------------------------------------------------------
@@ -87,8 +91,8 @@ class ModelReader {
   // the key on the error path; stops at the first false.
   template <class OnField>
   bool for_each_field(ValueRef dict, OnField&& on_field) {
-    for (auto [key, field] : tree_.entries(dict)) {
-      auto name = tree_.as_string(key);
+    for (auto [key, field] : tree_->entries(dict)) {
+      auto name = tree_->as_string(key);
       if (!name) continue;
       KeyPath::Step at_key(path_, *name);
       if (!on_field(std::string_view(*name), field)) return false;
@@ -108,10 +112,10 @@ class ModelReader {
 
   // -- structure --------------------------------------------------------------
   bool expect_list(ValueRef value) {
-    Kind kind = tree_.kind(value);
+    Kind kind = tree_->kind(value);
     return kind == Kind::list || kind == Kind::tuple || wrong_type(value, "a list");
   }
-  bool expect_dict(ValueRef value) { return tree_.kind(value) == Kind::dict || wrong_type(value, "a dict"); }
+  bool expect_dict(ValueRef value) { return tree_->kind(value) == Kind::dict || wrong_type(value, "a dict"); }
   bool read_frames(ValueRef value, FrameList& out);
   bool read_segments(ValueRef value, std::vector<Segment>& out);
   bool read_segment(ValueRef value, Segment& out);
@@ -122,30 +126,44 @@ class ModelReader {
   bool read_settings(ValueRef value, AllocatorSettings& out);
   bool read_annotations(ValueRef value, std::vector<Annotation>& out);
 
-  const ValueTree& tree_;
+  // Entries of one trace taken while the pickle was read (see take).
+  struct TakenTrace {
+    std::size_t count = 0;
+    ChunkedArray<TraceEvent> events;
+    std::vector<TraceEntry> entries;
+  };
+  void keep_entry(TraceEntry& entry, ChunkedArray<TraceEvent>* events, std::vector<TraceEntry>& entries);
+
+  const ValueTree* tree_ = nullptr;
   KeyPath path_;
   std::optional<SnapshotError> error_;
   FrameList empty_frames_;
   std::unordered_map<std::uint32_t, FrameList> frame_lists_;  // by the list's ValueRef: shared stays shared
-  std::size_t budget_;  // items the model may still create (see spend)
+  // Items the model created, and the most it may (see spend); no limit while
+  // the pickle is read, when the tree's size is not known yet.
+  std::size_t spent_ = 0;
+  std::size_t budget_ = SIZE_MAX;
+  std::unordered_map<std::uint32_t, TakenTrace> taken_;  // by the trace list's ValueRef
+  bool cached_any_ = false;
+  std::uint32_t cached_highest_ = 0;  // of frame_lists_' keys
   bool keep_full_trace_;
   bool keep_trace_events_;
   std::unordered_map<const std::vector<Frame>*, std::uint32_t> stack_index_;  // into Snapshot::trace_stacks
-  std::vector<FrameList>* trace_stacks_ = nullptr;
+  std::vector<FrameList> trace_stacks_;  // Snapshot::trace_stacks, once the traces are read
   std::uint32_t stack_of(const FrameList& frames);
 };
 
 std::uint32_t ModelReader::stack_of(const FrameList& frames) {
   if (!frames || frames->empty()) return 0;
-  auto [it, inserted] = stack_index_.try_emplace(frames.get(), static_cast<std::uint32_t>(trace_stacks_->size()));
-  if (inserted) trace_stacks_->push_back(frames);
+  auto [it, inserted] = stack_index_.try_emplace(frames.get(), static_cast<std::uint32_t>(trace_stacks_.size()));
+  if (inserted) trace_stacks_.push_back(frames);
   return it->second;
 }
 
 bool ModelReader::read(ValueRef value, std::int64_t& out) {
-  auto parsed = tree_.as_int(value);
+  auto parsed = tree_->as_int(value);
   if (!parsed) {
-    if (tree_.kind(value) == Kind::big_integer) return fail("expected an int that fits in 64 bits, found a larger one");
+    if (tree_->kind(value) == Kind::big_integer) return fail("expected an int that fits in 64 bits, found a larger one");
     return wrong_type(value, "an int");
   }
   out = *parsed;
@@ -153,18 +171,18 @@ bool ModelReader::read(ValueRef value, std::int64_t& out) {
 }
 
 bool ModelReader::read(ValueRef value, std::uint64_t& out) {
-  auto parsed = tree_.as_uint64(value);
+  auto parsed = tree_->as_uint64(value);
   if (parsed) {
     out = *parsed;
     return true;
   }
-  if (auto negative = tree_.as_int(value)) return fail(fmt::format("expected a non-negative int, found {}", *negative));
-  if (tree_.kind(value) == Kind::big_integer) return fail("expected an int below 2^64, found a larger one");
+  if (auto negative = tree_->as_int(value)) return fail(fmt::format("expected a non-negative int, found {}", *negative));
+  if (tree_->kind(value) == Kind::big_integer) return fail("expected an int below 2^64, found a larger one");
   return wrong_type(value, "an int");
 }
 
 bool ModelReader::read_bits(ValueRef value, std::uint64_t& out) {
-  if (auto parsed = tree_.as_int(value)) {
+  if (auto parsed = tree_->as_int(value)) {
     out = static_cast<std::uint64_t>(*parsed);
     return true;
   }
@@ -172,21 +190,21 @@ bool ModelReader::read_bits(ValueRef value, std::uint64_t& out) {
 }
 
 bool ModelReader::read(ValueRef value, bool& out) {
-  auto parsed = tree_.as_bool(value);
+  auto parsed = tree_->as_bool(value);
   if (!parsed) return wrong_type(value, "a bool");
   out = *parsed;
   return true;
 }
 
 bool ModelReader::read(ValueRef value, double& out) {
-  auto parsed = tree_.as_float(value);
+  auto parsed = tree_->as_float(value);
   if (!parsed) return wrong_type(value, "a float");
   out = *parsed;
   return true;
 }
 
 bool ModelReader::read(ValueRef value, std::string& out) {
-  auto parsed = tree_.as_string(value);
+  auto parsed = tree_->as_string(value);
   if (!parsed) return wrong_type(value, "a str");
   out.assign(*parsed);
   return true;
@@ -194,7 +212,7 @@ bool ModelReader::read(ValueRef value, std::string& out) {
 
 bool ModelReader::read_frames(ValueRef value, FrameList& out) {
   if (!expect_list(value)) return false;
-  if (tree_.size(value) == 0) {
+  if (tree_->size(value) == 0) {
     out = empty_frames_;
     return true;
   }
@@ -202,16 +220,16 @@ bool ModelReader::read_frames(ValueRef value, FrameList& out) {
     out = cached->second;
     return true;
   }
-  if (!spend(tree_.size(value))) return false;
+  if (!spend(tree_->size(value))) return false;
   auto frames = std::make_shared<std::vector<Frame>>();
-  frames->reserve(tree_.size(value));
+  frames->reserve(tree_->size(value));
   std::size_t i = 0;
-  for (ValueRef item : tree_.children(value)) {
+  for (ValueRef item : tree_->children(value)) {
     KeyPath::Step at_index(path_, i++);
     if (!expect_dict(item)) return false;
     Frame& frame = frames->emplace_back();
-    for (auto [key, field] : tree_.entries(item)) {
-      auto name = tree_.as_string(key);
+    for (auto [key, field] : tree_->entries(item)) {
+      auto name = tree_->as_string(key);
       if (!name) continue;
       KeyPath::Step at_key(path_, *name);
       bool ok = true;
@@ -223,14 +241,16 @@ bool ModelReader::read_frames(ValueRef value, FrameList& out) {
   }
   out = frames;
   frame_lists_.emplace(value.index, std::move(frames));
+  cached_any_ = true;
+  cached_highest_ = std::max(cached_highest_, value.index);
   return true;
 }
 
 bool ModelReader::read_segments(ValueRef value, std::vector<Segment>& out) {
   if (!expect_list(value)) return false;
-  out.reserve(tree_.size(value));
+  out.reserve(tree_->size(value));
   std::size_t i = 0;
-  for (ValueRef item : tree_.children(value)) {
+  for (ValueRef item : tree_->children(value)) {
     KeyPath::Step at_index(path_, i++);
     if (!spend(1) || !read_segment(item, out.emplace_back())) return false;
   }
@@ -259,10 +279,10 @@ bool ModelReader::read_segment(ValueRef value, Segment& out) {
       ok = read(field, type);
       out.segment_type = type == "large" ? SegmentType::large : type == "small" ? SegmentType::small : SegmentType::unknown;
     } else if (key == "segment_pool_id") {
-      Kind kind = tree_.kind(field);
-      if ((kind != Kind::tuple && kind != Kind::list) || tree_.size(field) != 2)
-        return fail(fmt::format("expected a pair of ints, found a {} of {} items", kind_name(kind), tree_.size(field)));
-      auto items = tree_.children(field).begin();
+      Kind kind = tree_->kind(field);
+      if ((kind != Kind::tuple && kind != Kind::list) || tree_->size(field) != 2)
+        return fail(fmt::format("expected a pair of ints, found a {} of {} items", kind_name(kind), tree_->size(field)));
+      auto items = tree_->children(field).begin();
       ok = read(*items, out.pool_id.first) && read(*++items, out.pool_id.second);
     }
     return ok;
@@ -274,11 +294,11 @@ bool ModelReader::read_segment(ValueRef value, Segment& out) {
 
   KeyPath::Step at_blocks(path_, "blocks");
   if (!expect_list(*blocks)) return false;
-  out.blocks.reserve(tree_.size(*blocks));
+  out.blocks.reserve(tree_->size(*blocks));
   std::uint64_t address = out.address;  // blocks are contiguous, in address order
   std::uint64_t allocated = 0, active = 0;
   std::size_t i = 0;
-  for (ValueRef item : tree_.children(*blocks)) {
+  for (ValueRef item : tree_->children(*blocks)) {
     KeyPath::Step at_index(path_, i++);
     if (!spend(1)) return false;
     Block& block = out.blocks.emplace_back();
@@ -330,15 +350,15 @@ bool ModelReader::read_block(ValueRef value, Block& out) {
 // memory_viz's _block_extra_legacy reads them.
 bool ModelReader::read_legacy_history(ValueRef value, Block& out, bool has_frames) {
   if (!expect_list(value)) return false;
-  if (tree_.size(value) == 0) return true;
-  ValueRef first = *tree_.children(value).begin();
+  if (tree_->size(value) == 0) return true;
+  ValueRef first = *tree_->children(value).begin();
   KeyPath::Step at_index(path_, 0);
   if (!expect_dict(first)) return false;
-  if (auto real_size = tree_.find(first, "real_size"); real_size && !out.requested_size) {
+  if (auto real_size = tree_->find(first, "real_size"); real_size && !out.requested_size) {
     KeyPath::Step at_key(path_, "real_size");
     if (!read(*real_size, out.requested_size)) return false;
   }
-  if (auto frames = tree_.find(first, "frames"); frames && !has_frames) {
+  if (auto frames = tree_->find(first, "frames"); frames && !has_frames) {
     KeyPath::Step at_key(path_, "frames");
     if (!read_frames(*frames, out.frames)) return false;
   }
@@ -349,28 +369,59 @@ bool ModelReader::read_traces(ValueRef value, Snapshot& snapshot) {
   auto& out = snapshot.device_traces;
   auto& lengths = snapshot.trace_lengths;
   if (!expect_list(value)) return false;
-  out.reserve(tree_.size(value));
-  trace_stacks_ = &snapshot.trace_stacks;
-  if (keep_trace_events_) snapshot.trace_stacks.push_back(empty_frames_);
+  out.reserve(tree_->size(value));
   std::size_t device = 0;
-  for (ValueRef trace : tree_.children(value)) {
+  for (ValueRef trace : tree_->children(value)) {
     KeyPath::Step at_device(path_, device++);
     if (!expect_list(trace)) return false;
     std::vector<TraceEntry>& entries = out.emplace_back();
-    std::vector<TraceEvent>* events = keep_trace_events_ ? &snapshot.trace_events.emplace_back() : nullptr;
-    lengths.push_back(tree_.size(trace));
-    if (keep_full_trace_) entries.reserve(tree_.size(trace));
-    if (events) events->reserve(tree_.size(trace));
+    ChunkedArray<TraceEvent>* events = keep_trace_events_ ? &snapshot.trace_events.emplace_back() : nullptr;
     std::size_t i = 0;
+    if (auto taken = taken_.find(trace.index); taken != taken_.end()) {  // the entries taken while reading
+      i = taken->second.count;
+      entries = std::move(taken->second.entries);
+      if (events) *events = std::move(taken->second.events);
+      taken_.erase(taken);
+    }
+    lengths.push_back(i + tree_->size(trace));
+    if (keep_full_trace_) entries.reserve(i + tree_->size(trace));
     TraceEntry entry;
-    for (ValueRef item : tree_.children(trace)) {
+    for (ValueRef item : tree_->children(trace)) {
       KeyPath::Step at_index(path_, i++);
       if (!spend(1) || !read_trace_entry(item, entry)) return false;
-      if (events) events->push_back({entry.addr, entry.size, entry.time_us, stack_of(entry.frames), entry.action});
-      if (keep_full_trace_ || entry.action == TraceAction::oom) entries.push_back(std::move(entry));
+      keep_entry(entry, events, entries);
       entry = TraceEntry();
     }
   }
+  snapshot.trace_stacks = std::move(trace_stacks_);
+  return true;
+}
+
+void ModelReader::keep_entry(TraceEntry& entry, ChunkedArray<TraceEvent>* events, std::vector<TraceEntry>& entries) {
+  if (events) events->push_back({entry.addr, entry.size, entry.time_us, stack_of(entry.frames), entry.action});
+  if (keep_full_trace_ || entry.action == TraceAction::oom) entries.push_back(std::move(entry));
+}
+
+// Entries are read exactly as read_traces would read them. One that does not
+// read (a wrong type, say) is left to the tree, and to read_traces, whose
+// message names its place; so are all after it.
+bool ModelReader::take(const ValueTree& tree, ValueRef list, std::size_t, std::span<const ValueRef> items,
+                       std::size_t) {
+  tree_ = &tree;
+  TakenTrace& trace = taken_[list.index];
+  const std::size_t events_before = trace.events.size(), entries_before = trace.entries.size();
+  TraceEntry entry;
+  for (ValueRef item : items) {
+    if (!read_trace_entry(item, entry)) {
+      trace.events.truncate(events_before);
+      trace.entries.resize(entries_before);
+      error_.reset();
+      return false;
+    }
+    keep_entry(entry, keep_trace_events_ ? &trace.events : nullptr, trace.entries);
+    entry = TraceEntry();
+  }
+  trace.count += items.size();
   return true;
 }
 
@@ -404,7 +455,7 @@ bool ModelReader::read_trace_entry(ValueRef value, TraceEntry& out) {
     else if (key == "device_free") ok = read(field, out.device_free);
     else if (key == "frames") frames = field;
     else if (key == "action") {
-      auto action = tree_.as_string(field);
+      auto action = tree_->as_string(field);
       if (!action) return wrong_type(field, "a str");
       out.action = action_from(*action);
     }
@@ -434,12 +485,12 @@ bool ModelReader::read_settings(ValueRef value, AllocatorSettings& out) {
       ok = read_bits(field, bits);
       out.max_split_size = static_cast<std::int64_t>(bits);
     } else if (key == "roundup_power2_divisions") {
-      if (tree_.kind(field) == Kind::integer) {  // a single value for every size
-        out.roundup_power2_divisions.emplace_back("", *tree_.as_int(field));
+      if (tree_->kind(field) == Kind::integer) {  // a single value for every size
+        out.roundup_power2_divisions.emplace_back("", *tree_->as_int(field));
       } else {
         if (!expect_dict(field)) return false;
-        for (auto [interval, divisions] : tree_.entries(field)) {
-          std::string interval_text = scalar_text(tree_, interval);
+        for (auto [interval, divisions] : tree_->entries(field)) {
+          std::string interval_text = scalar_text(*tree_, interval);
           KeyPath::Step at_interval(path_, interval_text);
           std::int64_t n = 0;
           if (!read(divisions, n)) return false;
@@ -447,7 +498,7 @@ bool ModelReader::read_settings(ValueRef value, AllocatorSettings& out) {
         }
       }
     } else {
-      out.other.emplace_back(std::string(key), scalar_text(tree_, field));
+      out.other.emplace_back(std::string(key), scalar_text(*tree_, field));
     }
     return ok;
   });
@@ -464,14 +515,14 @@ bool ModelReader::read_settings(ValueRef value, AllocatorSettings& out) {
 
 bool ModelReader::read_annotations(ValueRef value, std::vector<Annotation>& out) {
   if (!expect_list(value)) return false;
-  out.reserve(tree_.size(value));
+  out.reserve(tree_->size(value));
   std::size_t i = 0;
-  for (ValueRef item : tree_.children(value)) {
+  for (ValueRef item : tree_->children(value)) {
     KeyPath::Step at_index(path_, i++);
     if (!spend(1) || !expect_dict(item)) return false;
     Annotation& annotation = out.emplace_back();
-    for (auto [key, field] : tree_.entries(item)) {
-      auto name = tree_.as_string(key);
+    for (auto [key, field] : tree_->entries(item)) {
+      auto name = tree_->as_string(key);
       if (!name) continue;
       KeyPath::Step at_key(path_, *name);
       bool ok = true;
@@ -485,37 +536,39 @@ bool ModelReader::read_annotations(ValueRef value, std::vector<Annotation>& out)
   return true;
 }
 
-Expected<Snapshot, SnapshotError> ModelReader::read() {
+Expected<Snapshot, SnapshotError> ModelReader::read(const ValueTree& tree) {
+  tree_ = &tree;
+  budget_ = tree.child_count();
   Snapshot snapshot;
-  ValueRef root = tree_.root();
+  ValueRef root = tree_->root();
   bool ok = true;
-  if (tree_.kind(root) == Kind::list) {  // PyTorch 1.13: _snapshot() returned the segment list itself
+  if (tree_->kind(root) == Kind::list) {  // PyTorch 1.13: _snapshot() returned the segment list itself
     snapshot.legacy = true;
     KeyPath::Step at(path_, "segments");
     ok = read_segments(root, snapshot.segments);
-  } else if (tree_.kind(root) == Kind::dict) {
-    auto segments = tree_.find(root, "segments");
+  } else if (tree_->kind(root) == Kind::dict) {
+    auto segments = tree_->find(root, "segments");
     if (!segments) return SnapshotError{"not a memory snapshot: the top-level dict has no 'segments' key", std::nullopt};
     {
       KeyPath::Step at(path_, "segments");
       ok = read_segments(*segments, snapshot.segments);
     }
-    if (auto traces = tree_.find(root, "device_traces"); ok && traces) {
+    if (auto traces = tree_->find(root, "device_traces"); ok && traces) {
       KeyPath::Step at(path_, "device_traces");
       ok = read_traces(*traces, snapshot);
     }
-    if (auto settings = tree_.find(root, "allocator_settings"); ok && settings) {
+    if (auto settings = tree_->find(root, "allocator_settings"); ok && settings) {
       KeyPath::Step at(path_, "allocator_settings");
       ok = read_settings(*settings, snapshot.settings);
     }
-    if (auto annotations = tree_.find(root, "external_annotations"); ok && annotations) {
+    if (auto annotations = tree_->find(root, "external_annotations"); ok && annotations) {
       KeyPath::Step at(path_, "external_annotations");
       ok = read_annotations(*annotations, snapshot.external_annotations);
     }
   } else {
     return SnapshotError{fmt::format("not a memory snapshot: the pickle holds a {}, expected a dict (PyTorch 2.x) or "
                                      "a list of segments (1.13)",
-                                     kind_name(tree_.kind(root))),
+                                     kind_name(tree_->kind(root))),
                          std::nullopt};
   }
   if (!ok) return std::move(*error_);
@@ -526,13 +579,14 @@ Expected<Snapshot, SnapshotError> ModelReader::read() {
 
 Expected<Snapshot, SnapshotError> snapshot_from_values(const ValueTree& tree, bool keep_full_trace,
                                                       bool keep_trace_events) {
-  return ModelReader(tree, keep_full_trace, keep_trace_events).read();
+  return ModelReader(keep_full_trace, keep_trace_events).read(tree);
 }
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const ReadOptions& options) {
-  auto tree = read_pickle(bytes, options.limits, options.progress);
+  ModelReader reader(options.keep_full_trace, options.keep_trace_events);
+  auto tree = read_pickle(bytes, options.limits, options.progress, &reader);
   if (!tree) return SnapshotError{tree.error().message, tree.error().offset};
-  return snapshot_from_values(*tree, options.keep_full_trace, options.keep_trace_events);
+  return reader.read(*tree);
 }
 
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view bytes, const PickleLimits& limits) {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/snapshot/chunked_array.hpp"
 #include "analyzer/snapshot/expected.hpp"
 #include "analyzer/snapshot/pickle.hpp"
 #include "analyzer/snapshot/value_tree.hpp"
@@ -144,7 +145,9 @@ struct Snapshot {
   std::vector<std::size_t> trace_lengths;
   // ReadOptions::keep_trace_events: every entry of each device's trace, and
   // the distinct frame lists they name ([0] is the empty list).
-  std::vector<std::vector<TraceEvent>> trace_events;
+  // In chunks: millions of events, and a vector's doubling would hold two
+  // copies of them for a moment.
+  std::vector<ChunkedArray<TraceEvent>> trace_events;
   std::vector<FrameList> trace_stacks;
   AllocatorSettings settings;
   std::vector<Annotation> external_annotations;

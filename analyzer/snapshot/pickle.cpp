@@ -14,19 +14,29 @@
 
 #include "analyzer/snapshot/pickle_opcodes.hpp"
 #include "analyzer/snapshot/pickle_text.hpp"
+#include "analyzer/snapshot/chunked_array.hpp"
 
 namespace oomlens::analyzer::snapshot {
 
 class PickleMachine {
  public:
-  PickleMachine(std::string_view in, const PickleLimits& limits)
-      : in_(in), limits_(limits), max_depth_(std::min<std::size_t>(limits.max_depth, UINT16_MAX)) {}
+  PickleMachine(std::string_view in, const PickleLimits& limits, TraceSink* traces)
+      : in_(in), limits_(limits), max_depth_(std::min<std::size_t>(limits.max_depth, UINT16_MAX)), traces_(traces) {}
 
   Expected<ValueTree, PickleError> run(const ReadProgress& progress);
 
  private:
   using Node = ValueTree::Node;
   static constexpr ValueRef kUnset{UINT32_MAX};
+  static constexpr ValueRef kDropped{UINT32_MAX - 1};  // memoized trace entry, taken by the sink and dropped
+
+  // An open MARK: the stack's size then, and the arenas' sizes, so that what
+  // was built since can be dropped once a sink took it.
+  struct Mark {
+    std::size_t stack = 0;
+    std::size_t nodes = 0, children = 0, runs = 0, text = 0, memo = 0, memo_rewrites = 0;
+    bool older_changed = false;  // a container made before the MARK got children since
+  };
 
   bool step();
 
@@ -80,7 +90,7 @@ class PickleMachine {
 
   // -- stack ----------------------------------------------------------------
   // Python starts a fresh stack at each MARK; only values above it are reachable.
-  std::size_t base() const { return marks_.empty() ? 0 : marks_.back(); }
+  std::size_t base() const { return marks_.empty() ? 0 : marks_.back().stack; }
   bool need_stack(std::size_t n) {
     if (stack_.size() - base() >= n) return true;
     return fail(fmt::format("needs {} value(s) on the stack above the last MARK, finds {}", n, stack_.size() - base()));
@@ -91,10 +101,16 @@ class PickleMachine {
     stack_.push_back(ref);
     return true;
   }
-  bool pop_mark(std::size_t& mark) {
+  bool pop_mark(Mark& mark) {
     if (marks_.empty()) return fail("no MARK is open");
     mark = marks_.back();
     marks_.pop_back();
+    return true;
+  }
+  bool pop_mark(std::size_t& stack_size) {
+    Mark mark;
+    if (!pop_mark(mark)) return false;
+    stack_size = mark.stack;
     return true;
   }
 
@@ -137,7 +153,15 @@ class PickleMachine {
   bool add_children(ValueRef container, std::size_t from);
   bool check_keys(std::size_t from);
   bool container_from_mark(Kind kind, std::uint8_t flags = 0);
-  bool append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from);
+  bool append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from, const Mark* mark = nullptr);
+
+  // -- traces streamed to the sink --------------------------------------------
+  std::optional<std::size_t> trace_device(std::size_t target_at) const;
+  bool is_string(ValueRef ref, std::string_view text) const {
+    return tree_.kind(ref) == Kind::string && tree_.as_string(ref) == text;
+  }
+  bool stream_trace(std::size_t target_at, std::size_t from, const Mark* mark);
+  void drop_built_since(const Mark& mark, std::size_t from);
 
   // -- memo -----------------------------------------------------------------
   bool memo_put(std::uint64_t index);
@@ -160,10 +184,14 @@ class PickleMachine {
   const std::size_t max_depth_;
   ValueTree tree_;
   std::vector<ValueRef> stack_;
-  std::vector<std::size_t> marks_;  // stack sizes at each open MARK
+  std::vector<Mark> marks_;
   // Memo: dense while indices come in order (as every pickler writes them),
-  // a map for the rest, so a huge index costs one entry, not 2^32.
-  std::vector<ValueRef> memo_;
+  // a map for the rest, so a huge index costs one entry, not 2^32. In chunks:
+  // a snapshot memoizes every trace entry, tens of millions of them.
+  ChunkedArray<ValueRef> memo_;
+  std::size_t memo_rewrites_ = 0;  // PUTs to an index below the memo's end, or sparse
+  TraceSink* traces_;
+  bool streaming_ = true;
   std::unordered_map<std::uint64_t, ValueRef> sparse_memo_;
   std::size_t memo_entries_ = 0;
   bool stopped_ = false;
@@ -202,6 +230,7 @@ bool PickleMachine::add_children(ValueRef container, std::size_t from) {
     return fail("it changes a container already placed inside another one: recursive structures are not read");
   if (depth > max_depth_) return fail(fmt::format("containers nested more than {} deep (limit)", max_depth_));
   nodes[container.index].depth = static_cast<std::uint16_t>(depth);
+  for (auto it = marks_.rbegin(); it != marks_.rend() && container.index < it->nodes; ++it) it->older_changed = true;
   tree_.append_children(container, stack_.data() + from, count);
   stack_.resize(from);
   return true;
@@ -229,7 +258,7 @@ bool PickleMachine::container_from_mark(Kind kind, std::uint8_t flags) {
 }
 
 // APPEND(S), ADDITEMS, SETITEM(S): the target sits just below the new values.
-bool PickleMachine::append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from) {
+bool PickleMachine::append_to(Kind kind, bool is_set, std::size_t target_at, std::size_t from, const Mark* mark) {
   if (target_at < base()) return fail("no container below its values on the stack");
   ValueRef target = stack_[target_at];
   const Node& node = tree_.nodes_[target.index];
@@ -240,7 +269,74 @@ bool PickleMachine::append_to(Kind kind, bool is_set, std::size_t target_at, std
     return fail(fmt::format("its target is a {}, not a {}", found, want));
   }
   if (kind == Kind::dict && !check_keys(from)) return false;
+  if (kind == Kind::list && !is_set && traces_ && streaming_ && stream_trace(target_at, from, mark)) return true;
   return add_children(target, from);
+}
+
+// Which device's trace the list at stack_[target_at] is, when the stack has
+// the shape a snapshot's top-level dict gives it while its device_traces are
+// being written: the dict, string keys each followed by its value,
+// "device_traces", the list of traces, then the traces up to this one, with
+// no MARK open but the dict's and the list of traces'.
+std::optional<std::size_t> PickleMachine::trace_device(std::size_t target_at) const {
+  const auto& nodes = tree_.nodes_;
+  auto open_list = [&](std::size_t at) {
+    const Node& node = nodes[stack_[at].index];
+    return node.kind == Kind::list && !(node.flags & (ValueTree::kSet | ValueTree::kSealed));
+  };
+  if (target_at < 3 || tree_.kind(stack_[0]) != Kind::dict) return std::nullopt;
+  for (std::size_t at = target_at; at >= 3 && open_list(at); --at) {
+    std::size_t key_at = at - 2;
+    if (!open_list(at - 1) || key_at % 2 != 1 || !is_string(stack_[key_at], "device_traces")) continue;
+    for (std::size_t k = 1; k < key_at; k += 2)
+      if (tree_.kind(stack_[k]) != Kind::string) return std::nullopt;
+    for (const Mark& m : marks_)
+      if (m.stack > 1 && m.stack != key_at + 2) return std::nullopt;
+    return target_at - at;
+  }
+  return std::nullopt;
+}
+
+// Hands stack_[from..] to the sink when the target is a trace; once it took
+// them, what they were built from is dropped if nothing else refers to it.
+bool PickleMachine::stream_trace(std::size_t target_at, std::size_t from, const Mark* mark) {
+  auto device = trace_device(target_at);
+  if (!device) return false;
+  ValueRef list = stack_[target_at];
+  std::span<const ValueRef> items(stack_.data() + from, stack_.size() - from);
+  if (!traces_->take(tree_, list, *device, items, left())) {
+    streaming_ = false;
+    return false;
+  }
+  tree_.nodes_[list.index].flags |= ValueTree::kStreamed;
+  if (mark) drop_built_since(*mark, from);
+  stack_.resize(from);
+  return true;
+}
+
+// Drops the values built since `mark` when they were all for the items the
+// sink took: no container made before the MARK got any of them, no memo
+// entry but the items' own names them (those are marked dropped), and the
+// sink keeps none. Otherwise (a new frame list memoized among the entries,
+// say) they stay, unreachable but harmless.
+void PickleMachine::drop_built_since(const Mark& mark, std::size_t from) {
+  auto& nodes = tree_.nodes_;
+  if (mark.older_changed || memo_rewrites_ != mark.memo_rewrites || traces_->holds_from(static_cast<std::uint32_t>(mark.nodes)))
+    return;
+  for (std::size_t i = from; i < stack_.size(); ++i) {
+    if (stack_[i].index < mark.nodes) return;
+    nodes[stack_[i].index].flags |= ValueTree::kTaken;
+  }
+  for (std::size_t i = mark.memo; i < memo_.size(); ++i) {
+    ValueRef ref = memo_[i];
+    if (ref != kUnset && ref != kDropped && ref.index >= mark.nodes && !(nodes[ref.index].flags & ValueTree::kTaken)) return;
+  }
+  for (std::size_t i = mark.memo; i < memo_.size(); ++i)
+    if (memo_[i] != kUnset && memo_[i] != kDropped && memo_[i].index >= mark.nodes) memo_[i] = kDropped;
+  nodes.truncate(mark.nodes);
+  tree_.children_.truncate(mark.children);
+  tree_.runs_.truncate(mark.runs);
+  tree_.text_.resize(mark.text);
 }
 
 bool PickleMachine::memo_put(std::uint64_t index) {
@@ -248,12 +344,14 @@ bool PickleMachine::memo_put(std::uint64_t index) {
   ValueRef top = stack_.back();
   bool added = false;
   if (index < memo_.size()) {
+    ++memo_rewrites_;
     added = memo_[index] == kUnset;
     memo_[index] = top;
   } else if (index == memo_.size()) {
     memo_.push_back(top);
     added = sparse_memo_.empty() || sparse_memo_.erase(index) == 0;  // one entry per index, as Python's dict
   } else {
+    ++memo_rewrites_;
     added = sparse_memo_.insert_or_assign(index, top).second;
   }
   if (added && ++memo_entries_ > limits_.max_memo)
@@ -262,7 +360,17 @@ bool PickleMachine::memo_put(std::uint64_t index) {
 }
 
 bool PickleMachine::memo_get(std::uint64_t index) {
-  if (index < memo_.size() && memo_[index] != kUnset) return push(memo_[index]);
+  if (index < memo_.size() && memo_[index] == kDropped)
+    return fail(fmt::format("memo index {} names a trace entry, which this reader does not keep once read; "
+                            "a snapshot never refers to one twice",
+                            index));
+  if (index < memo_.size() && memo_[index] != kUnset) {
+    if (tree_.nodes_[memo_[index].index].flags & ValueTree::kStreamed)
+      return fail(fmt::format("memo index {} names a trace whose entries were read as a trace; "
+                              "a snapshot never refers to one twice",
+                              index));
+    return push(memo_[index]);
+  }
   if (auto it = sparse_memo_.find(index); it != sparse_memo_.end()) return push(it->second);
   return fail(fmt::format("memo index {} was never stored", index));
 }
@@ -287,7 +395,8 @@ bool PickleMachine::step() {
       return true;
     case Op::MARK:
       if (marks_.size() >= max_depth_) return fail(fmt::format("more than {} MARKs open (limit)", max_depth_));
-      marks_.push_back(stack_.size());
+      marks_.push_back(Mark{stack_.size(), tree_.nodes_.size(), tree_.children_.size(), tree_.runs_.size(),
+                            tree_.text_.size(), memo_.size(), memo_rewrites_, false});
       return true;
     case Op::POP:  // Python: pop a value, or the empty segment of the last MARK
       if (stack_.size() > base()) {
@@ -404,12 +513,12 @@ bool PickleMachine::step() {
     case Op::APPENDS:
     case Op::SETITEMS:
     case Op::ADDITEMS: {
-      std::size_t mark = 0;
+      Mark mark;
       if (!pop_mark(mark)) return false;
-      if (mark == 0) return fail("no container below its MARK");
+      if (mark.stack == 0) return fail("no container below its MARK");
       Op op = static_cast<Op>(op_);
       Kind kind = op == Op::SETITEMS ? Kind::dict : Kind::list;
-      return append_to(kind, op == Op::ADDITEMS, mark - 1, mark);
+      return append_to(kind, op == Op::ADDITEMS, mark.stack - 1, mark.stack, &mark);
     }
 
     case Op::MEMOIZE: return memo_put(memo_entries_);  // Python: memo[len(memo)]
@@ -466,8 +575,8 @@ Expected<ValueTree, PickleError> PickleMachine::run(const ReadProgress& progress
 }
 
 Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits,
-                                             const ReadProgress& progress) {
-  return PickleMachine(bytes, limits).run(progress);
+                                             const ReadProgress& progress, TraceSink* traces) {
+  return PickleMachine(bytes, limits, traces).run(progress);
 }
 
 Expected<ValueTree, PickleError> read_pickle(std::span<const std::byte> bytes, const PickleLimits& limits) {

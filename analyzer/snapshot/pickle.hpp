@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -53,9 +54,32 @@ struct PickleError {
 using ReadProgress = std::function<void(std::size_t consumed)>;
 inline constexpr std::size_t kProgressBytes = std::size_t{4} << 20;
 
+// Takes the entries of a snapshot's traces as the reader meets them, so that
+// they never become values in the tree: a long trace is most of a snapshot,
+// and kept as values it costs several times its bytes (bench/README.md,
+// snapshot). The reader hands over the items that an APPEND or APPENDS adds
+// to a list it recognises as device_traces[device] of the top-level dict
+// while that dict is being built (a fixed shape on the stack: the dict,
+// string keys and their values, "device_traces", the list of traces, the
+// traces before this one); anything else is built as usual.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // True when it took the items, which the tree then leaves out of `list`
+  // (the values they are made of may be dropped too). False to have them
+  // added as usual; it is then not asked again, so a trace it cannot read is
+  // kept whole for the model to report on. `bytes_left` is what remains of
+  // the input, for a guess at the trace's length.
+  virtual bool take(const ValueTree& tree, ValueRef list, std::size_t device, std::span<const ValueRef> items,
+                    std::size_t bytes_left) = 0;
+  // Whether it keeps a reference to any value numbered `first` or higher; if
+  // so, those values stay.
+  virtual bool holds_from(std::uint32_t first) const = 0;
+};
+
 Expected<ValueTree, PickleError> read_pickle(std::span<const std::byte> bytes, const PickleLimits& limits = {});
 Expected<ValueTree, PickleError> read_pickle(std::string_view bytes, const PickleLimits& limits = {},
-                                             const ReadProgress& progress = {});
+                                             const ReadProgress& progress = {}, TraceSink* traces = nullptr);
 
 // The opcode's pickletools name ("SHORT_BINUNICODE"), or "" for a byte that is
 // no opcode.

@@ -28,7 +28,7 @@ bool drops_segment(TraceAction a) { return a == TraceAction::segment_free || a =
 // One device's trace and end state, replayed.
 class DeviceReplay {
  public:
-  DeviceReplay(const Snapshot& snapshot, std::int64_t device, std::span<const TraceEvent> trace,
+  DeviceReplay(const Snapshot& snapshot, std::int64_t device, const ChunkedArray<TraceEvent>& trace,
                const std::vector<FrameList>& stacks, const ReplayOptions& options, bool any_frames)
       : snapshot_(snapshot), trace_(trace), stacks_(stacks), options_(options) {
     timeline_.device = device;
@@ -40,8 +40,8 @@ class DeviceReplay {
   DeviceTimeline run() {
     first_pass();
     end_state();
-    timeline_.start = moment(0, trace_.front().time_us, false);
-    timeline_.peak_allocated = moment(peak_allocated_at_, time_at(peak_allocated_at_), true);
+    timeline_.start = moment(0, trace_[0].time_us, false);
+    timeline_.peak_allocated = moment(peak_allocated_at_, time_at(peak_allocated_at_), true, options_.all_peak_sites);
     timeline_.peak_reserved = moment(peak_reserved_at_, time_at(peak_reserved_at_), true);
     if (last_oom_) timeline_.at_oom = moment(*last_oom_, trace_[*last_oom_].time_us, true);
     return std::move(timeline_);
@@ -135,7 +135,7 @@ class DeviceReplay {
 
   // The state after the first `entries` entries: the trace's live blocks,
   // and the older ones not yet freed.
-  TraceMoment moment(std::size_t entries, std::int64_t time_us, bool with_sites) const {
+  TraceMoment moment(std::size_t entries, std::int64_t time_us, bool with_sites, bool all_sites = false) const {
     std::unordered_map<u64, std::size_t> live;
     i64 allocated = 0, reserved = 0;
     for (std::size_t i = 0; i < entries; ++i) apply(i, allocated, reserved, live, nullptr);
@@ -155,7 +155,13 @@ class DeviceReplay {
     if (!with_sites) return m;
     SiteGrouper sites;
     for (const LiveBlock& b : blocks) sites.add(b.frames, b.size, missing_stack_cause(recording_, !b.before_trace));
-    m.top_sites = sites.take(options_.top_sites, m.sites_total);
+    if (all_sites) {  // the top ones are the first of all (take sorts stably)
+      m.all_sites = sites.take(SIZE_MAX, m.sites_total);
+      const auto top = m.all_sites.begin() + static_cast<std::ptrdiff_t>(std::min(options_.top_sites, m.all_sites.size()));
+      m.top_sites.assign(m.all_sites.begin(), top);
+    } else {
+      m.top_sites = sites.take(options_.top_sites, m.sites_total);
+    }
     const std::size_t keep = std::min(options_.largest_blocks, blocks.size());
     std::partial_sort(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(keep), blocks.end(),
                       [](const LiveBlock& x, const LiveBlock& y) {
@@ -167,7 +173,7 @@ class DeviceReplay {
   }
 
   const Snapshot& snapshot_;
-  std::span<const TraceEvent> trace_;
+  const ChunkedArray<TraceEvent>& trace_;
   const std::vector<FrameList>& stacks_;
   const ReplayOptions& options_;
   DeviceTimeline timeline_;
@@ -209,8 +215,7 @@ std::vector<DeviceTimeline> replay_traces(const Snapshot& snapshot, const Replay
     if (trace.empty() || length(d, trace.size()) != trace.size()) continue;
     std::vector<FrameList> stacks{std::make_shared<const std::vector<Frame>>()};
     std::unordered_map<const std::vector<Frame>*, std::uint32_t> index;
-    std::vector<TraceEvent> events;
-    events.reserve(trace.size());
+    ChunkedArray<TraceEvent> events;
     for (const TraceEntry& e : trace) {
       std::uint32_t stack = 0;
       if (e.frames && !e.frames->empty()) {

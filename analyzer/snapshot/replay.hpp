@@ -37,6 +37,9 @@ struct TraceMoment {
   std::vector<SiteFrames> top_sites;
   std::size_t sites_total = 0;
   std::vector<LiveBlock> largest;  // the largest live blocks, most bytes first
+  // ReplayOptions::all_peak_sites, at the peak of allocated memory only:
+  // every site, most bytes first (the editor shows each user line's share).
+  std::vector<SiteFrames> all_sites;
 };
 
 struct CurvePoint {
@@ -71,6 +74,7 @@ struct ReplayOptions {
   std::size_t top_sites = 5;
   std::size_t largest_blocks = 5;
   std::size_t curve_points = 240;
+  bool all_peak_sites = false;
 };
 
 // The trace looks cut by a ring buffer when its length is a number someone

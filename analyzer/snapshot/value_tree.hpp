@@ -193,6 +193,8 @@ class ValueTree {
   // Children in one contiguous stretch of children_ (payload = its start),
   // as most containers are: no Run needed. Otherwise payload = last|first run.
   static constexpr std::uint8_t kDirect = 4;
+  static constexpr std::uint8_t kStreamed = 8;  // a trace list whose entries went to a TraceSink
+  static constexpr std::uint8_t kTaken = 16;    // a value a TraceSink took
 
   struct Node {
     Kind kind = Kind::none;
