@@ -269,6 +269,21 @@ ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t byte
   return p;
 }
 
+void shift(ParsedSegment& s, std::int64_t bytes, std::int64_t lines) {
+  auto by = [](std::uint64_t v, std::int64_t d) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + d); };
+  for (auto& e : s.events) {
+    e.offset = by(e.offset, bytes);
+    e.line = by(e.line, lines);
+    e.end_line = by(e.end_line, lines);
+  }
+  for (auto& f : s.findings) {
+    f.offset = by(f.offset, bytes);
+    f.line = by(f.line, lines);
+    if (f.last_line != 0) f.last_line = by(f.last_line, lines);
+    for (auto& l : f.more_lines) l = by(l, lines);
+  }
+}
+
 Analysis LogAnalyzer::finish() { return analysis_of(finish_parsed()); }
 
 Analysis analysis_of(ParsedLog p) {

@@ -56,6 +56,10 @@ struct ParsedSegment {
 // cause between the same two OOMs merged across segments.
 ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t bytes, std::uint64_t lines);
 
+// Moves what a segment found by `bytes` and `lines`: from the coordinates of
+// the window it was read in to the whole text's, or past an edit.
+void shift(ParsedSegment& segment, std::int64_t bytes, std::int64_t lines);
+
 // Streams a log through the scanner and parsers with bounded memory. Feed it
 // in any pieces; call finish() (or finish_parsed()) once.
 class LogAnalyzer {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <iterator>
+#include <optional>
 
 #include "analyzer/log/scan.hpp"
 
@@ -29,25 +31,21 @@ std::uint64_t line_start_at_or_after(std::string_view text, std::uint64_t at) {
   return nl == std::string_view::npos ? text.size() : nl + 1;
 }
 
-// Moves what a segment found by `bytes` and `lines` (from its window's
-// coordinates to the text's, or after an edit).
-void shift(ParsedSegment& s, std::int64_t bytes, std::int64_t lines) {
-  auto by = [](std::uint64_t v, std::int64_t d) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + d); };
-  for (auto& e : s.events) {
-    e.offset = by(e.offset, bytes);
-    e.line = by(e.line, lines);
-    e.end_line = by(e.end_line, lines);
-  }
-  for (auto& f : s.findings) {
-    f.offset = by(f.offset, bytes);
-    f.line = by(f.line, lines);
-    if (f.last_line != 0) f.last_line = by(f.last_line, lines);
-    for (auto& l : f.more_lines) l = by(l, lines);
-  }
-}
-
 std::uint64_t lines_of(std::string_view text, std::uint64_t newlines) {
   return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// Below this, a second thread costs more than it saves. Each half reads a
+// margin past the cut, so a half must be well beyond a margin.
+constexpr std::uint64_t kHalvesFrom = 8 * SegmentedLog::kMarginBytes;
+
+// Where a long text is cut in two (a line start), or nothing when it is not
+// worth it or the second half would be empty (no '\n' after the middle).
+std::optional<std::uint64_t> halves_cut(std::string_view text) {
+  if (text.size() < kHalvesFrom) return std::nullopt;
+  const std::uint64_t mid = line_start_at_or_after(text, text.size() / 2);
+  if (mid >= text.size()) return std::nullopt;
+  return mid;
 }
 
 }  // namespace
@@ -91,9 +89,21 @@ SegmentedLog::SegmentedLog(std::string_view text, const std::atomic<bool>* stop,
                            const std::function<void(double)>& progress)
     : bytes_(text.size()) {
   if (text.empty()) return;
-  segments_ = analyse(text, 0, text.size(), 1, stop, progress);
+  if (const std::optional<std::uint64_t> cut = halves_cut(text)) {
+    // The halves side by side. Only this thread reports progress: both
+    // halves advance at about the same pace.
+    auto second_half = std::async(std::launch::async, [&] {
+      return analyse(text, *cut, text.size(), 1 + newlines_in(text, 0, *cut), stop);
+    });
+    segments_ = analyse(text, 0, *cut, 1, stop, progress);
+    std::vector<Segment> second = second_half.get();
+    std::move(second.begin(), second.end(), std::back_inserter(segments_));
+  } else {
+    segments_ = analyse(text, 0, text.size(), 1, stop, progress);
+  }
   incomplete_ = stop && stop->load();
-  lines_ = lines_of(text, newlines_in(text, 0, text.size()));
+  const Segment& last = segments_.back();
+  lines_ = lines_of(text, last.first_line - 1 + newlines_in(text, last.begin, text.size()));
 }
 
 std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, std::uint64_t begin,

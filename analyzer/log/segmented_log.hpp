@@ -45,7 +45,10 @@ class SegmentedLog {
   static constexpr std::uint64_t kMarginBytes = 3u << 20;
 
   SegmentedLog() = default;
-  // Analyses `text` whole. `stop`, when given, stops the reading early (a
+  // Analyses `text` whole; a long one in two halves side by side, on two
+  // threads: cut at the first line start after its middle, each half read
+  // with its margins as any run of segments is, the second numbered from
+  // the first's line count. `stop`, when given, stops the reading early (a
   // newer version of the text arrived): the result is then incomplete()
   // and must not be used. `progress` gets the fraction read, now and then.
   explicit SegmentedLog(std::string_view text, const std::atomic<bool>* stop = nullptr,

@@ -3,7 +3,8 @@
 // fall: messages are planted just before, on and after each internal size
 // (the scanner's steps, region and lookahead caps, the release step of a
 // mapped file, the unbroken-line cut), and every line is checked against an
-// independent count of '\n' before the planted byte.
+// independent count of '\n' before the planted byte; also when the log is
+// read in two halves on two threads.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "analyzer/log/analyzer.hpp"
+#include "analyzer/log/segmented_log.hpp"
 
 using namespace oomlens::analyzer;
 
@@ -126,6 +128,12 @@ TEST_CASE("line numbers equal an independent count at every internal boundary, f
       CHECK(finding_lines_of(a) == p.finding_lines);
       CHECK(a.lines == total_lines);
     }
+  }
+  SECTION("read in two halves side by side, as an editor's long log") {
+    Analysis a = analysis_of(SegmentedLog(p.log).parsed());
+    CHECK(oom_lines_of(a) == p.oom_lines);
+    CHECK(finding_lines_of(a) == p.finding_lines);
+    CHECK(a.lines == total_lines);
   }
   SECTION("read in place, as a mapped file") {
     LogAnalyzer analyzer;
