@@ -39,7 +39,7 @@ int index_of(const std::string& code) {
   return -1;
 }
 
-json sarif_log(json results, json run_properties = json::object()) {
+json sarif_log(json results, const json& run_properties = json::object()) {
   json run = {{"tool",
                {{"driver",
                  {{"name", "oomlens"},
