@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace oomlens::report {
 namespace {
@@ -17,6 +18,9 @@ template <class T>
 T get_or(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
+  // json's get<int> of a float out of the int's range is undefined behaviour.
+  if constexpr (std::is_integral_v<T>)
+    if (it->is_number_float()) throw std::runtime_error(std::string(key) + ": expected an integer, found " + it->dump());
   return it->get<T>();
 }
 

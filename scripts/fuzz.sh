@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a
-# while on the fixture logs as seeds.   scripts/fuzz.sh [SECONDS_PER_TARGET]
+# while on seeds from fixtures/ and fuzz/seeds/.   scripts/fuzz.sh [SECONDS_PER_TARGET]
+# A crash or a hang fails it, with the input left in build-asan/fuzz-artifacts/:
+# fix it and add the input to fuzz/regressions/TARGET/ (ctest replays them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
-"$root/scripts/setup.sh"
-# libFuzzer ships with clang's runtime, which the build itself does not need.
-if ! dpkg-query -W -f='${Status}' clang libclang-rt-14-dev 2>/dev/null | grep -c "install ok installed" | grep -q 2; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev
-fi
-cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DOOMLENS_FUZZ=ON -DOOMLENS_TESTS=OFF >/dev/null
-cmake --build "$root/build-fuzz" --target log_analyzer_fuzzer lsp_message_fuzzer snapshot_fuzzer source_rules_fuzzer
+# The sanitized build's fuzz targets: CI builds them once for its tests too.
+"$root/scripts/build_sanitized.sh" fuzzers
+fuzzers=$root/build-asan/fuzz
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
-mkdir -p "$corpus/logs" "$corpus/lsp" "$corpus/snapshots" "$corpus/source"
-cp "$root"/fixtures/snapshots/*.pickle "$corpus/snapshots/"
+mkdir -p "$corpus/logs" "$corpus/lsp" "$corpus/snapshots" "$corpus/replay" "$corpus/source" "$corpus/probe" "$corpus/cli"
+# Small snapshots only: under ASan a 200 KB one takes a tenth of a second,
+# and a few hundred runs find little.
+find "$root/fixtures/snapshots" -name '*.pickle' -size -64k -exec cp -t "$corpus/snapshots/" {} +
+cp "$corpus"/snapshots/* "$corpus/replay/"
+cp "$root"/fuzz/seeds/probe/* "$corpus/probe/"
+# Command lines: the arguments separated by NUL bytes.
+n=0
+while IFS= read -r line; do
+  printf '%s' "$line" | tr ' ' '\000' >"$corpus/cli/$((n++))"
+done <"$root/fuzz/seeds/command_lines.txt"
 cp "$root"/fixtures/logs/*.log "$corpus/logs/"
-# Source seeds: the first byte picks the kind (0 script, 1 shell, 2 .env, 3 launch.json).
 i=0
+# Source seeds: the first byte picks the kind (0 script, 1 shell, 2 .env, 3 launch.json).
 for f in "$root"/fixtures/scripts/*.py "$root"/fixtures/scripts/*/*.py; do
   { printf '\000'; cat "$f"; } >"$corpus/source/py$((i++))"
 done
@@ -59,8 +63,28 @@ msgs = [
 open(sys.argv[2], "wb").write(b"".join(frame(m) for m in msgs))
 PY
 status=0
-"$root/build-fuzz/fuzz/log_analyzer_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 "$corpus/logs" || status=1
-"$root/build-fuzz/fuzz/lsp_message_fuzzer" -max_total_time="$seconds" -max_len=16384 -timeout=10 "$corpus/lsp" || status=1
-"$root/build-fuzz/fuzz/snapshot_fuzzer" -max_total_time="$seconds" -max_len=262144 -timeout=10 "$corpus/snapshots" || status=1
-"$root/build-fuzz/fuzz/source_rules_fuzzer" -max_total_time="$seconds" -max_len=16384 -timeout=10 "$corpus/source" || status=1
+artifacts=$root/build-asan/fuzz-artifacts
+mkdir -p "$artifacts"
+# Runs one target on its seeds for the given time; says how many inputs it ran.
+fuzz() {
+  local target=$1 seeds=$2 max_len=$3 log
+  log=$(mktemp)
+  # -close_fd_mask=3: the code under test writes (help, usage errors) on
+  # stdout and stderr; libFuzzer's own and the sanitizers' reports still show.
+  if ! "$fuzzers/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -close_fd_mask=3 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$corpus/$seeds" >"$log" 2>&1; then
+    cat "$log"
+    echo "fuzz: $target FAILED; the input is in $artifacts/" >&2
+    status=1
+  fi
+  echo "fuzz: $target: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") executions in ${seconds} s"
+  rm -f "$log"
+}
+fuzz log_analyzer_fuzzer logs 65536
+fuzz lsp_message_fuzzer lsp 16384
+fuzz snapshot_fuzzer snapshots 65536
+fuzz snapshot_replay_fuzzer replay 65536
+fuzz source_rules_fuzzer source 16384
+fuzz probe_report_fuzzer probe 16384
+fuzz command_line_fuzzer cli 1024
 exit $status

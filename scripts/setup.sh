@@ -13,6 +13,8 @@ packages=(
   strace  # the no-network test traces every mode's system calls (tests/cli/offline_e2e.sh)
   python3-torch  # the verify probe is imported under a real (CPU) torch (tests/verify/verify_e2e.py)
   libtree-sitter-dev  # the tree-sitter runtime the Python grammar runs on (analyzer/python)
+  clang libclang-rt-14-dev  # the sanitized build and the fuzz targets (scripts/build_sanitized.sh)
+  clang-tidy  # the static checks in .clang-tidy (scripts/clang_tidy.sh)
   chromium libkrb5-dev  # the VS Code extension's browser test: Chromium drives code-server, whose install builds against krb5
 )
 

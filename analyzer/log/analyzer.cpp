@@ -211,7 +211,7 @@ struct LogAnalyzer::State {
   }
 };
 
-LogAnalyzer::LogAnalyzer(AnalyzerOptions options) : state_(std::make_unique<State>(options)) {}
+LogAnalyzer::LogAnalyzer(AnalyzerOptions options) : state_(std::make_unique<State>(std::move(options))) {}
 LogAnalyzer::~LogAnalyzer() = default;
 
 std::span<char> LogAnalyzer::prepare(std::size_t n) { return state_->stream.prepare(n); }

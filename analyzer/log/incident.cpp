@@ -241,7 +241,7 @@ class Finisher {
  public:
   Finisher(std::vector<Tagged>& all, const std::vector<InputInfo>& inputs) : all_(all), inputs_(inputs) {}
 
-  void finish(Incident& inc, Members m) {
+  void finish(Incident& inc, const Members& m) {
     attribute_unranked(inc, m);
     order_ranks(inc, m);
     representatives(m);

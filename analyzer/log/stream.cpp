@@ -17,7 +17,7 @@ const char* find_last(const char* p, std::size_t n, char c) {
 }  // namespace
 
 LogStream::LogStream(const LiteralScanner& scanner, RegionSink sink, StreamLimits limits)
-    : scanner_(scanner), sink_(std::move(sink)), limits_(limits) {}
+    : scanner_(scanner), sink_(std::move(sink)), limits_(std::move(limits)) {}
 
 LogStream::~LogStream() = default;
 

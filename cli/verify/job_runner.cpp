@@ -63,7 +63,6 @@ struct Output {
 };
 
 Output open_output(const JobSpec& spec) {
-  Output o;
   if (spec.terminal) {
     int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master >= 0 && ::grantpt(master) == 0 && ::unlockpt(master) == 0) {

@@ -79,7 +79,8 @@ void check(const Script& s, std::vector<Diagnosis>& out) {
   std::optional<std::vector<analyzer::python::Loop>> training;  // computed when first needed
   for (const auto& [call, name] : flushes) {
     auto paths = s.loops_reaching(call.node);
-    std::erase_if(paths, [&](const LoopPath& p) { return phase_boundary(s, call, p, training); });
+    // `call` by name: clang 14 cannot capture a structured binding implicitly.
+    std::erase_if(paths, [&, &call = call](const LoopPath& p) { return phase_boundary(s, call, p, training); });
     if (paths.empty()) continue;
     const LoopPath* every = nullptr;
     for (const auto& p : paths)

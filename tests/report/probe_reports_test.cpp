@@ -45,4 +45,8 @@ TEST_CASE("probe report: malformed input is an error, never a crash", "[verify]"
   CHECK_THROWS(parse_probe_report(R"([1, 2])"));
   CHECK_THROWS(parse_probe_report(R"({"probe": 1, "pid": "x"})"));
   CHECK_THROWS(parse_probe_report(R"({"probe": 1, "devices": [{"peak_reserved": "lots"}]})"));
+  // Floats where integers belong, too large for any integer: refused, not converted.
+  CHECK_THROWS_WITH(parse_probe_report(R"({"probe": 1, "pid": 1e300})"), "pid: expected an integer, found 1e+300");
+  CHECK_THROWS(parse_probe_report(R"({"probe": 1e300})"));
+  CHECK_THROWS(parse_probe_report(R"({"probe": 1, "devices": [{"peak_reserved": -1e300}]})"));
 }
