@@ -11,7 +11,9 @@
 //   3. "oomlens: Diagnose Selection" opens the report beside the editor,
 //   4. when the server has its Python rules: OOM301 on the script, and the
 //      quick fix "Remove the `torch.cuda.empty_cache()` call" edits it,
-//   5. a Jupyter notebook's Python cell gets OOM301 through the notebook
+//   5. the snapshot view shows the verdict, its figures and the pictures,
+//      and a script's lines show the memory they held at the snapshot's peak,
+//   6. a Jupyter notebook's Python cell gets OOM301 through the notebook
 //      sync, and the same quick fix edits that cell (and only that cell).
 // What the extension saw is read from OOMLENS_VSCODE_TEST_STATE (a file the
 // extension writes in test runs); screenshots go to the artifacts folder.
@@ -69,6 +71,12 @@ fs.writeFileSync(path.join(workspace, "seg3d", "train.py"), "import torch\n\n\nd
 const notebookName = "train.ipynb";
 fs.copyFileSync(path.join(repo, "fixtures/notebooks", notebookName), path.join(workspace, notebookName));
 const snapshotName = "fragmentation_p4.pickle";
+// A snapshot of train_lines.py's run, whose frames name the script relative
+// to the folder it ran in (here the workspace).
+const linesSnapshotName = "script_lines_p4.pickle";
+const linesScriptName = "train_lines.py";
+fs.copyFileSync(path.join(repo, "fixtures/snapshots", linesSnapshotName), path.join(workspace, linesSnapshotName));
+fs.copyFileSync(path.join(repo, "fixtures/snapshots/script_lines", linesScriptName), path.join(workspace, linesScriptName));
 fs.copyFileSync(path.join(repo, "fixtures/snapshots", snapshotName), path.join(workspace, snapshotName));
 // A traceback pasted into notes: not a log the server watches, so a diagnosed
 // selection gets its own diagnostics.
@@ -215,6 +223,16 @@ async function applyQuickFix(text) {
   await page.keyboard.press("Enter");
 }
 
+/** "Analyze Memory Snapshot" from the explorer's context menu on a file; resolves to the snapshot event. */
+async function analyzeSnapshotFromExplorer(name) {
+  const before = readState().events.filter((e) => e.startsWith("snapshot:")).length;
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first().click({ button: "right" });
+  const menuItem = page.locator(".context-view .action-item", { hasText: "Analyze Memory Snapshot" }).first();
+  await menuItem.hover({ timeout: 10000 });
+  await page.keyboard.press("Enter"); // clicks land on the menu's pointer-block layer
+  return waitFor(`the snapshot report of ${name}`, () => readState().events.filter((e) => e.startsWith("snapshot:"))[before], 20000).catch(() => undefined);
+}
+
 /** Starts code-server on a free port and opens the workspace in a fresh Chromium page. */
 async function openSession(logFile) {
   const port = await freePort();
@@ -345,15 +363,44 @@ try {
   if (!serverCommands.includes("oomlens.analyzeSnapshot")) {
     check("Analyze Memory Snapshot (skipped: this oomlens has no oomlens.analyzeSnapshot)", true, "SKIP");
   } else {
-    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: snapshotName }).first().click({ button: "right" });
-    const menuItem = page.locator(".context-view .action-item", { hasText: "Analyze Memory Snapshot" }).first();
-    await menuItem.hover({ timeout: 10000 });
-    await page.keyboard.press("Enter"); // clicks land on the menu's pointer-block layer
-    const snap = await waitFor("the snapshot report", () => readState().events.find((e) => e.startsWith("snapshot:")), 20000).catch(() => undefined);
+    const snap = await analyzeSnapshotFromExplorer(snapshotName);
     const snapTab = await page.locator(".tab", { hasText: `oomlens: ${snapshotName}` }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
     check("Analyze Memory Snapshot (explorer context menu) shows the snapshot report", Boolean(snap) && snapTab, `${snap ?? "no snapshot event"}, tab ${snapTab}`);
+    // What the view shows, as a person reads it: the verdict with its
+    // figures, and the pictures (the request against the largest free
+    // block, memory over the trace, the segment map), drawn as SVG.
+    const view = await waitFor("the snapshot view's content", async () => {
+      for (const frame of page.frames()) {
+        const title = (await frame.locator("h1").allInnerTexts().catch(() => [])).join(" ");
+        if (!title.includes("Memory snapshot")) continue;
+        const text = await frame.locator("body").innerText().catch(() => "");
+        const pictures = await frame.locator("svg[role=img]").evaluateAll((svgs) => svgs.map((e) => e.getAttribute("aria-label"))).catch(() => []);
+        return { text, pictures };
+      }
+      return undefined;
+    }, 15000).catch(() => undefined);
+    const verdict = view?.text.split("\n").find((l) => l.startsWith("Out of memory on device")) ?? "";
+    check("the snapshot view shows the verdict with its figures and the memory pictures",
+      verdict.includes("fragmentation") && view.text.includes("72.07 GiB") && view.text.includes("4.00 GiB") &&
+        ["requested versus largest free block", "memory over the trace, device 0", "segment map"].every((p) => view.pictures.includes(p)),
+      view ? `${verdict || "no verdict line"}; pictures: ${view.pictures.join(", ")}` : "no snapshot view content");
     await page.waitForTimeout(1500);
     await shot("code-server-snapshot.png");
+
+    // 3d. Memory on the user's lines: with the snapshot of train_lines.py's
+    // run analysed, the script's lines show what they allocated that was
+    // alive at the peak (inlay hints at the line ends, as the editor draws them).
+    await openFile(linesScriptName);
+    const linesSnap = await analyzeSnapshotFromExplorer(linesSnapshotName);
+    const hinted = await waitFor("memory hints on train_lines.py", async () => {
+      const lines = (await page.locator(".editor-instance .view-line").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+      const shown = lines.filter((l) => l.includes("at peak"));
+      return shown.length >= 4 ? shown : undefined;
+    }, 20000).catch(() => undefined);
+    check("the script's lines show the memory they allocated that was alive at the snapshot's peak",
+      Boolean(linesSnap) && Boolean(hinted?.some((l) => l.includes("out = model(batch)") && l.includes("+6.00 GiB at peak, 3 blocks"))),
+      hinted ? hinted.join(" | ") : `${linesSnap ?? "no snapshot event"}; no line shows "at peak"`);
+    await shot("code-server-snapshot-lines.png");
   }
 
   // 3d. Diagnose Selection in a document the server does not analyse: the selection gets diagnostics.
