@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -58,19 +59,21 @@ class Binder {
  public:
   explicit Binder(ReplySink sink) : sink_(std::move(sink)) {}
 
-  template <class Params, class Result, class Owner>
-  void request(std::string method, Owner* owner, void (Owner::*handler)(Params, Reply<Result>)) {
+  // A handler takes its params by value (to keep them) or by const
+  // reference, and its reply by const reference (copies share the request).
+  template <class P, class Result, class Owner>
+  void request(std::string method, Owner* owner, void (Owner::*handler)(P, const Reply<Result>&)) {
     requests_[std::move(method)] = [this, owner, handler](nlohmann::json& raw, const PendingPtr& p) {
-      Params params;
+      std::remove_cvref_t<P> params;
       read(raw, params);
       (owner->*handler)(std::move(params), Reply<Result>(p, &sink_));
     };
   }
 
-  template <class Params, class Owner>
-  void notification(std::string method, Owner* owner, void (Owner::*handler)(Params)) {
+  template <class P, class Owner>
+  void notification(std::string method, Owner* owner, void (Owner::*handler)(P)) {
     notifications_[std::move(method)] = [owner, handler](nlohmann::json& raw) {
-      Params params;
+      std::remove_cvref_t<P> params;
       read(raw, params);
       (owner->*handler)(std::move(params));
     };

@@ -6,7 +6,7 @@
 
 namespace oomlens::lsp {
 
-void Server::code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply) {
+void Server::code_action(CodeActionParams params, const Reply<std::vector<CodeActionItem>>& reply) {
   if (!documents_.get(params.text_document.uri) && cell_code_action(params, reply)) return;
   std::string uri = params.text_document.uri;
   with_analysis(reply.request(), uri, [this, reply, params = std::move(params)](const DocumentAnalysis& a) {
@@ -15,7 +15,7 @@ void Server::code_action(CodeActionParams params, Reply<std::vector<CodeActionIt
   });
 }
 
-void Server::code_action_resolve(CodeActionResolveParams params, Reply<nlohmann::json> reply) {
+void Server::code_action_resolve(CodeActionResolveParams params, const Reply<nlohmann::json>& reply) {
   std::string uri = params.uri;
   with_analysis(reply.request(), uri, [this, reply, params = std::move(params)](const DocumentAnalysis& a) mutable {
     auto parts = features_for(a.doc->kind).resolve(a, params, client_);

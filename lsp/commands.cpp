@@ -35,7 +35,7 @@ TextArgument text_of(nlohmann::json& args, std::string_view command, const char*
 
 }  // namespace
 
-void Server::execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply) {
+void Server::execute_command(ExecuteCommandParams params, const Reply<nlohmann::json>& reply) {
   using Handler = void (Server::*)(nlohmann::json&, const CommandReply&);
   static const std::map<std::string, Handler, std::less<>> commands = {
       {kDiagnoseText, &Server::diagnose_text},       {kAnalyzeSnapshot, &Server::analyze_snapshot},

@@ -8,7 +8,7 @@
 
 namespace oomlens::lsp {
 
-void Server::pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDiagnosticReport> reply) {
+void Server::pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply) {
   const std::string& uri = params.text_document.uri;
   if (!documents_.get(uri) && pull_cell_diagnostics(uri, reply)) return;
   if (!documents_.get(uri)) {

@@ -37,7 +37,7 @@ const DocumentFeatures& features_for(DocumentKind kind) {
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
-                                                         std::shared_ptr<const DocumentAnalysis> previous,
+                                                         const std::shared_ptr<const DocumentAnalysis>& previous,
                                                          const LogBase& base) {
   auto a = std::make_shared<DocumentAnalysis>();
   a->doc = doc;

@@ -67,7 +67,7 @@ const DocumentFeatures& features_for(DocumentKind kind);
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
-                                                         std::shared_ptr<const DocumentAnalysis> previous = nullptr,
+                                                         const std::shared_ptr<const DocumentAnalysis>& previous = nullptr,
                                                          const LogBase& base = {});
 
 }  // namespace oomlens::lsp

@@ -5,7 +5,7 @@
 
 namespace oomlens::lsp {
 
-void Server::hover(HoverParams params, Reply<std::optional<Hover>> reply) {
+void Server::hover(const HoverParams& params, const Reply<std::optional<Hover>>& reply) {
   with_analysis(reply.request(), params.text_document.uri,
                 [this, reply, position = params.position, uri = params.text_document.uri](const DocumentAnalysis& a) {
     if (!position) return reply(std::nullopt);  // not a position: nothing there

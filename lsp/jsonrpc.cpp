@@ -250,12 +250,16 @@ void advise_huge_pages(void* data, std::size_t size) {
 #ifdef MADV_HUGEPAGE
   constexpr std::uintptr_t kHuge = 2u << 20;
   if (size < 2 * kHuge) return;
-  auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
-  if (end <= begin) return;
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  // The whole huge pages inside the buffer, found by offsets from its start.
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  const std::size_t skip = (kHuge - address % kHuge) % kHuge;
+  const std::size_t cut = (address + size) % kHuge;
+  if (skip + cut >= size) return;
+  char* begin = static_cast<char*>(data) + skip;
+  const std::size_t length = size - skip - cut;
+  ::madvise(begin, length, MADV_HUGEPAGE);
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, kPopulateWrite);
+  ::madvise(begin, length, kPopulateWrite);
 #else
   (void)data;
   (void)size;

@@ -4,7 +4,7 @@
 
 namespace oomlens::lsp {
 
-void Server::initialize(InitializeParams params, Reply<InitializeResult> reply) {
+void Server::initialize(InitializeParams params, const Reply<InitializeResult>& reply) {
   // A second initialize never gets here (on_request answers it).
   client_ = params.capabilities;
   workspace_folders_ = std::move(params.workspace_folders);
@@ -19,7 +19,7 @@ void Server::initialized(NoParams) {
   if (client_.configuration) request_configuration();
 }
 
-void Server::shutdown(NoParams, Reply<std::nullptr_t> reply) {
+void Server::shutdown(NoParams, const Reply<std::nullptr_t>& reply) {
   const PendingPtr& p = reply.request();
   shutdown_requested_ = true;
   phase_ = Phase::shut_down;

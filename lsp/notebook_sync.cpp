@@ -131,7 +131,7 @@ void Server::notebook_did_change(NotebookChangeParams params) {
   open_notebook_script(uri, std::move(*text));
 }
 
-void Server::notebook_did_close(NotebookCloseParams params) {
+void Server::notebook_did_close(const NotebookCloseParams& params) {
   auto cells = notebooks_.close(params.uri);
   documents_.close(params.uri);
   notebook_script_versions_.erase(params.uri);
@@ -156,7 +156,7 @@ void Server::publish_notebook(const DocumentAnalysis& a) {
   }
 }
 
-bool Server::pull_cell_diagnostics(const std::string& cell, Reply<DocumentDiagnosticReport> reply) {
+bool Server::pull_cell_diagnostics(const std::string& cell, const Reply<DocumentDiagnosticReport>& reply) {
   auto place = notebooks_.placement(cell);
   if (!place) return false;
   std::string notebook = place->notebook;

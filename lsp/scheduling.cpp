@@ -133,7 +133,7 @@ void Server::keep_segmented(const DocumentAnalysis& analysis, std::uint64_t open
   std::erase_if(slot.edits, [&](const auto& e) { return e.first <= slot.segmented_version; });
 }
 
-void Server::on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis) {
+void Server::on_analysis_done(const std::shared_ptr<const DocumentAnalysis>& analysis) {
   auto it = analyses_.find(analysis->doc->uri);
   // Superseded or closed while it ran: drop it.
   if (analysis->cancelled || it == analyses_.end() || it->second.version != analysis->doc->version) return;

@@ -69,8 +69,8 @@ class Server {
   void notify(std::string_view method, nlohmann::json params);
 
   // Lifecycle (lifecycle.cpp).
-  void initialize(InitializeParams params, Reply<InitializeResult> reply);
-  void shutdown(NoParams params, Reply<std::nullptr_t> reply);
+  void initialize(InitializeParams params, const Reply<InitializeResult>& reply);
+  void shutdown(NoParams params, const Reply<std::nullptr_t>& reply);
   void initialized(NoParams params);
   void exit_notification(NoParams params);
   void cancel_request(CancelParams params);
@@ -79,12 +79,12 @@ class Server {
   // Documents (text_sync.cpp).
   void did_open(DidOpenParams params);
   void did_change(DidChangeParams params);
-  void did_close(DidCloseParams params);
+  void did_close(const DidCloseParams& params);
   void did_save(NoParams params);
 
   // Their analyses (scheduling.cpp).
   void schedule_analysis(const DocumentSnapshot& doc);
-  void on_analysis_done(std::shared_ptr<const DocumentAnalysis> analysis);
+  void on_analysis_done(const std::shared_ptr<const DocumentAnalysis>& analysis);
   // Runs `then` with the analysis of the document's current version, once
   // it is ready; answers the request -32801 when a newer version supersedes
   // it, and does nothing once the request has been answered (cancelled).
@@ -105,15 +105,15 @@ class Server {
   void log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analysis);
 
   // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
-  void pull_diagnostics(DocumentDiagnosticParams params, Reply<DocumentDiagnosticReport> reply);
-  void hover(HoverParams params, Reply<std::optional<Hover>> reply);
+  void pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply);
+  void hover(const HoverParams& params, const Reply<std::optional<Hover>>& reply);
   // Memory at a snapshot's peak on the document's lines (snapshot_hints.cpp).
-  void inlay_hint(InlayHintParams params, Reply<nlohmann::json> reply);
+  void inlay_hint(InlayHintParams params, const Reply<nlohmann::json>& reply);
   std::optional<Hover> snapshot_line_hover(const std::string& uri, std::uint32_t line) const;
   void show_snapshot_lines(std::optional<SnapshotLines> lines);
-  void code_action(CodeActionParams params, Reply<std::vector<CodeActionItem>> reply);
-  void code_action_resolve(CodeActionResolveParams params, Reply<nlohmann::json> reply);
-  void execute_command(ExecuteCommandParams params, Reply<nlohmann::json> reply);
+  void code_action(CodeActionParams params, const Reply<std::vector<CodeActionItem>>& reply);
+  void code_action_resolve(CodeActionResolveParams params, const Reply<nlohmann::json>& reply);
+  void execute_command(ExecuteCommandParams params, const Reply<nlohmann::json>& reply);
   // The oomlens.* commands (commands.cpp), each given the arguments.
   using CommandReply = Reply<nlohmann::json>;
   void diagnose_text(nlohmann::json& args, const CommandReply& reply);
@@ -128,11 +128,11 @@ class Server {
   // Notebooks (notebook_sync.cpp): the code cells as one script under the notebook's URI.
   void notebook_did_open(NotebookOpenParams params);
   void notebook_did_change(NotebookChangeParams params);
-  void notebook_did_close(NotebookCloseParams params);
+  void notebook_did_close(const NotebookCloseParams& params);
   void open_notebook_script(const std::string& uri, std::string text);
   void publish_notebook(const DocumentAnalysis& analysis);
   // For a cell's URI: answered from its notebook's script (true), else false.
-  bool pull_cell_diagnostics(const std::string& cell, Reply<DocumentDiagnosticReport> reply);
+  bool pull_cell_diagnostics(const std::string& cell, const Reply<DocumentDiagnosticReport>& reply);
   bool cell_code_action(CodeActionParams& params, const Reply<std::vector<CodeActionItem>>& reply);
   void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
   void show_fix(nlohmann::json& args, const CommandReply& reply);

@@ -22,7 +22,7 @@ void Server::show_snapshot_lines(std::optional<SnapshotLines> lines) {
   if (client_.inlay_hint_refresh) send_request("workspace/inlayHint/refresh", nullptr, nullptr);
 }
 
-void Server::inlay_hint(InlayHintParams params, Reply<json> reply) {
+void Server::inlay_hint(InlayHintParams params, const Reply<json>& reply) {
   json hints = json::array();
   const DocumentSnapshot doc = documents_.get(params.text_document.uri);
   auto path = path_from_file_uri(params.text_document.uri);

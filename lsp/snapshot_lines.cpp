@@ -61,7 +61,10 @@ std::vector<std::pair<std::int64_t, const LineMemory*>> lines_of_document(const 
                                                                           const std::vector<std::string>& folders) {
   const std::string wanted = normal(path);
   std::vector<std::pair<std::int64_t, const LineMemory*>> out;
-  for (const auto& [file, by_line] : lines.files) {
+  for (const auto& entry : lines.files) {
+    // A named reference, not a structured binding: clang 14 cannot capture those in a lambda.
+    const std::string& file = entry.first;
+    const auto& by_line = entry.second;
     bool match = false;
     if (file.starts_with('/')) {
       match = normal(file) == wanted;

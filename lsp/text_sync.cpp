@@ -69,7 +69,7 @@ void Server::did_change(DidChangeParams params) {
   reanalyse_job_of(uri);
 }
 
-void Server::did_close(DidCloseParams params) {
+void Server::did_close(const DidCloseParams& params) {
   const std::string& uri = params.text_document.uri;
   documents_.close(uri);
   if (auto it = analyses_.find(uri); it != analyses_.end()) {

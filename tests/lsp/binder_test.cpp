@@ -21,12 +21,12 @@ struct Sent {
 struct Owner {
   std::vector<HoverParams> hovers;
   std::vector<std::string> closed;
-  void hover(HoverParams params, Reply<Hover> reply) {
+  void hover(const HoverParams& params, const Reply<Hover>& reply) {
     hovers.push_back(params);
     reply(Hover{true, "line " + std::to_string(params.position ? params.position->line : 0)});
     reply(Hover{false, "a second answer is dropped"});
   }
-  void fail(HoverParams, Reply<Hover> reply) { reply.error(-32803, "no"); }
+  void fail(HoverParams, const Reply<Hover>& reply) { reply.error(-32803, "no"); }
   void close(DidCloseParams params) { closed.push_back(params.text_document.uri); }
 };
 
