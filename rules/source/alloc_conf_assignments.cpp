@@ -122,8 +122,8 @@ std::set<std::string_view> cuda_device_names(const Script& s) {
   return names;
 }
 
-// torch.cuda functions that run torch.cuda._lazy_init (facts sheet §3.4:
-// the allocator reads its settings when CUDA is initialised).
+// torch.cuda functions that run torch.cuda._lazy_init: the allocator reads
+// its settings when CUDA is initialised, and never again.
 constexpr std::array kInitialisingCalls = {
     "torch.cuda.init",          "torch.cuda.set_device",          "torch.cuda.current_device",
     "torch.cuda.mem_get_info",  "torch.cuda.memory_allocated",    "torch.cuda.memory_reserved",

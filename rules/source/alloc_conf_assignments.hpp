@@ -1,5 +1,6 @@
 // Where a script sets the allocator configuration, and where it first makes
-// CUDA read it: the facts OOM302 (set too late) and action A (set it) share.
+// CUDA read it: the facts OOM302 (set too late) and the fix that sets it
+// (set_alloc_conf.hpp) share.
 #pragma once
 
 #include <optional>
@@ -55,8 +56,9 @@ std::optional<std::size_t> step_of(const std::vector<analyzer::python::Step>& st
 
 // Whether an assignment comes too late to have any effect, in the module's
 // execution order: after the first CUDA use (the allocator has read its
-// settings), or, for the `backend` option, after `import torch` (the
-// backend is chosen when torch loads; facts sheet §3.4).
+// settings), or, for the `backend` option, after `import torch` (PyTorch
+// reads `backend` once, when its CUDA library loads at `import torch`; the
+// other options when the allocator is first used).
 //
 // `uses` are the script's cuda_uses() (computed once per script by callers
 // that judge several assignments).

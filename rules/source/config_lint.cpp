@@ -107,7 +107,7 @@ std::vector<Diagnosis> lint_config_file(ConfigFileKind kind, std::string_view te
 
 }  // namespace oomlens::rules
 
-// --- Action A for configuration files
+// --- "Set the allocator configuration" for configuration files
 
 namespace oomlens::rules {
 namespace {

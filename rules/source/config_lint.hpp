@@ -30,8 +30,9 @@ std::optional<ConfigFileKind> config_file_kind(std::string_view path);
 // 1-based column in code points). Never throws.
 std::vector<Diagnosis> lint_config_file(ConfigFileKind kind, std::string_view text);
 
-// Action A for configuration files: set one allocator option (`key:value`,
-// e.g. "expandable_segments:True") for the training run the file launches.
+// "Set the allocator configuration" for configuration files: set one
+// allocator option (`key:value`, e.g. "expandable_segments:True") for the
+// training run the file launches.
 // - shell: merged into every constant assignment of an allocator variable
 //   that reaches a launch (exported or plain before the first launching
 //   command, or a prefix/`env` assignment of a launching command); when the

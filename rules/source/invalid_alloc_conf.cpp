@@ -60,8 +60,8 @@ bool windows_only(std::string_view condition) {
 }
 
 // The platform an assignment is known to run on: Windows inside the `if`
-// branch of a Windows-only condition (facts sheet 3.5: no expandable
-// segments there).
+// branch of a Windows-only condition (PyTorch's Windows builds lack the CUDA
+// driver API that expandable segments need, and ignore the option).
 analyzer::ConfPlatform platform_of(const Script& s, Node statement) {
   for (const auto& g : s.guards(statement))
     if (g.branch != analyzer::python::Guard::Branch::else_branch && g.condition && windows_only(s.text(g.condition)))

@@ -1,4 +1,4 @@
-// Action B, "Record a memory snapshot", and the dump edits OOM304 shares.
+// The fix "Record a memory snapshot", and the dump edits OOM304 shares.
 //
 // The loop is wrapped in try/except rather than given an OOM observer
 // (`torch._C._cuda_attach_out_of_memory_observer`): the observer is private

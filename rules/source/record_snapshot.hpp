@@ -1,4 +1,4 @@
-// Action B of issue 4, "Record a memory snapshot": record the CUDA caching
+// The fix "Record a memory snapshot": record the CUDA caching
 // allocator's history before the training loop and dump it when an
 // out-of-memory error escapes the loop, so that `oomlens snapshot FILE` can
 // show what held the memory. Also the pieces OOM304 (snapshot-never-dumped)

@@ -1,4 +1,4 @@
-// Action A of issue 4, "Set the allocator configuration": make the script set
+// The fix "Set the allocator configuration": make the script set
 // PYTORCH_CUDA_ALLOC_CONF (or merge an option into the value it already
 // sets) where PyTorch still reads it — before the first `import torch`,
 // after the module docstring, `from __future__` imports, shebang and

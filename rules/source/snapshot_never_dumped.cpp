@@ -2,8 +2,9 @@
 // allocator's history (torch.cuda.memory._record_memory_history) but nothing in
 // the file saves it (_dump_snapshot, _snapshot, ...): the history dies with the
 // process, the OOM it was meant to explain included. The fix adds the dump:
-// around the training loop as action B writes it, else an atexit registration
-// after the record call (atexit also runs after an uncaught OOM).
+// around the training loop as the fix "Record a memory snapshot" writes it,
+// else an atexit registration after the record call (atexit also runs after
+// an uncaught OOM).
 #include <fmt/format.h>
 
 #include "analyzer/python/training_loop.hpp"

@@ -1,6 +1,6 @@
 // Edits that take a whole statement out of a script and keep it valid Python:
 // shared by the fixes that remove a call (OOM301) or move an assignment
-// (OOM302, action A).
+// (OOM302, and the fix that sets the allocator configuration).
 #pragma once
 
 #include <optional>

@@ -257,7 +257,7 @@ TEST_CASE("OOM303 config: quoting is followed to the exact characters", "[invali
   CHECK(cols[2].location.source->start.byte_column == 64);
 }
 
-// --- Action A on configuration files: set_alloc_conf_in_config
+// --- "Set the allocator configuration" on configuration files: set_alloc_conf_in_config
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Action B, "Record a memory snapshot": fixtures under
+// The fix "Record a memory snapshot": fixtures under
 // fixtures/scripts/record_snapshot_action/ (NAME.py and the expected
 // NAME.fixed.py), byte-exact edits, idempotence, compilable output, and the
 // edited code run against a stand-in torch to see the snapshot written.

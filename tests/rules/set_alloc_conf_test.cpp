@@ -1,4 +1,4 @@
-// Action A: set the allocator configuration before `import torch`.
+// The fix "Set the allocator configuration": set it before `import torch`.
 #include <catch2/catch.hpp>
 
 #include "analyzer/python/script.hpp"

@@ -1,4 +1,4 @@
-// Helpers shared by the tests of action B (record a memory snapshot) and
+// Helpers shared by the tests of the fix "Record a memory snapshot" and
 // OOM304: fixture files, byte-exact goldens, and running Python on the result.
 #pragma once
 
