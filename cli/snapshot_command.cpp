@@ -15,6 +15,7 @@
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::cli {
 namespace {
@@ -137,13 +138,13 @@ int snapshot(const Options& o) {
   const std::string& format = o.format;
   auto snapshot = read_or_report(path);
   if (!snapshot) return kExitUsage;
-  const snap::Analysis analysis = snap::analyze(*snapshot, o.analysis);
+  const rules::SnapshotReport diagnosed = rules::diagnose_snapshot(snap::analyze(*snapshot, o.analysis));
   if (format == "json")
-    std::cout << report::snapshot_json_text(report::snapshot_json(*snapshot, analysis)) << "\n";
+    std::cout << report::snapshot_json_text(report::snapshot_json(*snapshot, diagnosed)) << "\n";
   else if (format == "html")
-    std::cout << report::snapshot_html(*snapshot, analysis, path);
+    std::cout << report::snapshot_html(*snapshot, diagnosed, path);
   else
-    print_snapshot_text(std::cout, path, *snapshot, analysis, o.text);
+    print_snapshot_text(std::cout, path, *snapshot, diagnosed, o.text);
   return kExitClean;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
+#include "report/evidence_text.hpp"
 #include "report/snapshot_stacks.hpp"
 #include "report/snapshot_timeline.hpp"
 
@@ -119,7 +120,8 @@ void print_stack(std::ostream& out, const snap::FrameList& frames, const snap::F
 }
 
 void print_snapshot_text(std::ostream& out, const std::string& path, const snap::Snapshot& snapshot,
-                         const snap::Analysis& a, const SnapshotTextStyle& style) {
+                         const rules::SnapshotReport& report, const SnapshotTextStyle& style) {
+  const snap::Analysis& a = report.analysis;
   Printer print(out, style);
   out << "snapshot " << path << (snapshot.legacy ? " (PyTorch 1.13 format: no trace, no settings)" : "") << "\n";
   if (a.devices.empty()) out << "\nno segments: nothing was reserved when the snapshot was taken\n";
@@ -136,13 +138,14 @@ void print_snapshot_text(std::ostream& out, const std::string& path, const snap:
       out << fmt::format("  largest free    {:>12}  in the {} pool ({} segment{}, {} free)\n", sz(p.largest_free_block),
                          p.pool, p.segments, p.segments == 1 ? "" : "s", sz(p.free_bytes));
   }
-  if (a.oom) {
-    const auto& o = *a.oom;
+  if (report.oom) {
+    const rules::Diagnosis& d = *report.oom;
+    const auto& o = d.snapshot_oom();
     out << "\nout of memory on device " << o.device << ": " << analyzer::to_string(o.verdict.cls) << "\n";
-    out << "  requested        " << sz(o.requested) << "\n";
-    out << "  device free      " << (o.device_free_known ? sz(o.device_free) : std::string("not recorded")) << "\n";
-    out << "  cached free      " << sz(o.cached_free) << "\n";
-    out << "  largest free     " << sz(o.largest_free_block) << "\n";
+    out << "  requested        " << report::evidence_size(d, "requested_bytes") << "\n";
+    out << "  device free      " << report::evidence_size(d, "device_free_bytes") << "\n";
+    out << "  cached free      " << report::evidence_size(d, "cached_free_bytes") << "\n";
+    out << "  largest free     " << report::evidence_size(d, "largest_free_block_bytes") << "\n";
     for (const auto& line : o.verdict.arithmetic) out << "  = " << line << "\n";
     for (const auto& line : o.verdict.notes) out << "  note: " << line << "\n";
     if (o.oom_events > 1) out << "  note: " << o.oom_events << " oom events on this device; the last is shown\n";

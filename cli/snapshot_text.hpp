@@ -9,6 +9,7 @@
 #include "analyzer/snapshot/analysis.hpp"
 #include "analyzer/snapshot/compare.hpp"
 #include "analyzer/snapshot/ranks.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::cli {
 
@@ -17,7 +18,7 @@ struct SnapshotTextStyle {
 };
 
 void print_snapshot_text(std::ostream& out, const std::string& path, const analyzer::snapshot::Snapshot& snapshot,
-                         const analyzer::snapshot::Analysis& analysis, const SnapshotTextStyle& style);
+                         const rules::SnapshotReport& report, const SnapshotTextStyle& style);
 
 // A stack led by the user's frames, one line each, under `indent`.
 void print_stack(std::ostream& out, const analyzer::snapshot::FrameList& frames,

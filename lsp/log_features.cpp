@@ -74,13 +74,13 @@ class LogFeatures final : public DocumentFeatures {
     std::string text;
     for (const auto& item : a.report.incidents)
       if (incident_covers(a, item.incident(), line)) {
-        text = incident_markdown(item);
+        text = diagnosis_markdown(item);
         break;
       }
     if (text.empty())
       for (const auto& item : a.report.findings)
         if (item.location.file == a.file && item.location.line == line) {
-          text = finding_markdown(item);
+          text = diagnosis_markdown(item);
           break;
         }
     if (text.empty()) return std::nullopt;

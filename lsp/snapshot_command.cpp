@@ -7,10 +7,13 @@
 #include "analyzer/size.hpp"
 #include "lsp/jsonrpc.hpp"
 #include "lsp/local_files.hpp"
+#include "lsp/markdown.hpp"
+#include "report/evidence_text.hpp"
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
 #include "report/snapshot_stacks.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::lsp {
 namespace {
@@ -31,19 +34,6 @@ void frames_markdown(std::string& out, const snap::FrameList& frames, const snap
 }
 
 }  // namespace
-
-std::string markdown_code(std::string_view text) {
-  std::size_t longest = 0, run = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  std::string fence(longest + 1, '`');
-  std::string cleaned;
-  for (char c : text) cleaned += (c == '\n' || c == '\r') ? ' ' : c;
-  bool pad = !cleaned.empty() && (cleaned.front() == '`' || cleaned.back() == '`');
-  return fence + (pad ? " " : "") + cleaned + (pad ? " " : "") + fence;
-}
 
 std::string snapshot_argument_path(const json& args) {
   const char* what = "oomlens.analyzeSnapshot expects [{\"path\": \"/abs/file.pickle\"}], a path or a file:// URI";
@@ -85,25 +75,27 @@ SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::
   }
   snap::AnalysisOptions options;
   options.replay.all_peak_sites = true;  // for the lines (snapshot_lines)
-  const snap::Analysis analysis = snap::analyze(*snapshot, options);
+  const rules::SnapshotReport diagnosed = rules::diagnose_snapshot(snap::analyze(*snapshot, options));
   if (cancelled.load()) return outcome.cancelled = true, outcome;
-  outcome.result = CommandResult{.report = report::snapshot_json(*snapshot, analysis),
-                                 .markdown = snapshot_markdown(*snapshot, analysis, path),
-                                 .html = report::snapshot_html(*snapshot, analysis, path)};
-  outcome.lines = snapshot_lines(analysis, path);
+  outcome.result = CommandResult{.report = report::snapshot_json(*snapshot, diagnosed),
+                                 .markdown = snapshot_markdown(*snapshot, diagnosed, path),
+                                 .html = report::snapshot_html(*snapshot, diagnosed, path)};
+  outcome.lines = snapshot_lines(diagnosed.analysis, path);
   return outcome;
 }
 
-std::string snapshot_markdown(const snap::Snapshot& snapshot, const snap::Analysis& a, std::string_view source) {
+std::string snapshot_markdown(const snap::Snapshot& snapshot, const rules::SnapshotReport& report, std::string_view source) {
+  const snap::Analysis& a = report.analysis;
   std::string out = fmt::format("### Memory snapshot {}\n\n", markdown_code(source));
   if (snapshot.legacy) out += "PyTorch 1.13 format: no trace, no settings.\n\n";
-  if (a.oom) {
-    const auto& o = *a.oom;
+  if (report.oom) {
+    const rules::Diagnosis& d = *report.oom;
+    const auto& o = d.snapshot_oom();
     out += fmt::format("**Out of memory on device {}: {}**\n\n", o.device, analyzer::to_string(o.verdict.cls));
     out += fmt::format("| requested | device free | cached free | largest free block |\n|---|---|---|---|\n"
                        "| {} | {} | {} | {} |\n\n",
-                       sz(o.requested), o.device_free_known ? sz(o.device_free) : std::string("not recorded"),
-                       sz(o.cached_free), sz(o.largest_free_block));
+                       report::evidence_size(d, "requested_bytes"), report::evidence_size(d, "device_free_bytes"),
+                       report::evidence_size(d, "cached_free_bytes"), report::evidence_size(d, "largest_free_block_bytes"));
     for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", markdown_code(line));
     for (const auto& line : o.verdict.notes) out += fmt::format("- note: {}\n", line);
     out += "\nFailed call:\n\n";

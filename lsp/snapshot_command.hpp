@@ -12,6 +12,7 @@
 #include "analyzer/snapshot/analysis.hpp"
 #include "lsp/protocol.hpp"
 #include "lsp/snapshot_lines.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::lsp {
 
@@ -32,12 +33,8 @@ struct SnapshotCommandOutcome {
 // Reads, parses and analyses; gives up between stages once `cancelled` is set.
 SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::atomic<bool>& cancelled);
 
-// Text from a file inside a Markdown code span: a delimiter longer than any
-// backtick run inside, so a frame name cannot end the span (or start HTML).
-std::string markdown_code(std::string_view text);
-
 // Figures per device, the verdict with its arithmetic, the top sites.
-std::string snapshot_markdown(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis,
+std::string snapshot_markdown(const analyzer::snapshot::Snapshot& snapshot, const rules::SnapshotReport& report,
                               std::string_view source);
 
 }  // namespace oomlens::lsp

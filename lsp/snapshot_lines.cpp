@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
-#include "lsp/snapshot_command.hpp"
+#include "lsp/markdown.hpp"
 
 namespace oomlens::lsp {
 namespace {

@@ -42,15 +42,6 @@ Diagnostic syntax_error_diagnostic(const DocumentAnalysis& a) {
   return out;
 }
 
-std::string hover_markdown(const rules::Diagnosis& d) {
-  std::string text = fmt::format("**{} {}** — {}\n\n{}\n", d.code, d.name, d.message, d.explanation);
-  for (const auto& f : d.fixes)
-    text += fmt::format("\n- fix [{}]: {}{}", rules::to_string(f.safety), f.title,
-                        f.detail.empty() ? std::string() : " — " + f.detail);
-  text += fmt::format("\n\n[{}]({})\n", d.code, rules::rule_doc_url(d.code));
-  return text;
-}
-
 // An untitled or oddly named configuration document: its kind from its language.
 rules::ConfigFileKind config_kind_of_language(std::string_view language) {
   if (language == "dotenv") return rules::ConfigFileKind::dotenv;
@@ -102,7 +93,7 @@ class SourceFeatures final : public DocumentFeatures {
     std::string text;
     for (const auto& d : a.source_diagnostics)
       if (*offset >= d.location.source->range.begin && *offset <= d.location.source->range.end)
-        text += (text.empty() ? "" : "\n---\n") + hover_markdown(d);
+        text += (text.empty() ? "" : "\n---\n") + diagnosis_markdown(d);
     if (text.empty()) return std::nullopt;
     return Hover{markdown, markdown ? text : markdown_to_plaintext(text)};
   }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
+#include "report/evidence_text.hpp"
 #include "report/snapshot_json.hpp"
 #include "report/snapshot_stacks.hpp"
 #include "report/snapshot_timeline.hpp"
@@ -98,16 +99,16 @@ void devices_section(std::string& out, const snap::Analysis& a) {
 
 // The failed request against the largest free block (and all cached free
 // memory), on one scale: the picture of why the allocator said no.
-void request_svg(std::string& out, const snap::OomAnalysis& o) {
+void request_svg(std::string& out, const rules::Diagnosis& d) {
   struct Row {
     const char* label;
     u64 bytes;
     const char* cls;
   };
-  const Row rows[] = {{"requested", o.requested, "req"},
-                      {"largest free block", o.largest_free_block, "f"},
-                      {"cached free (all)", o.cached_free, "f"}};
-  u64 scale = std::max({o.requested, o.largest_free_block, o.cached_free, u64{1}});
+  const Row rows[] = {{"requested", d.evidence_of("requested_bytes").value_or(0), "req"},
+                      {"largest free block", d.evidence_of("largest_free_block_bytes").value_or(0), "f"},
+                      {"cached free (all)", d.evidence_of("cached_free_bytes").value_or(0), "f"}};
+  u64 scale = std::max({rows[0].bytes, rows[1].bytes, rows[2].bytes, u64{1}});
   constexpr double kLabel = 170, kWidth = 560, kRow = 22;
   out += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" role=\"img\" "
                      "aria-label=\"requested versus largest free block\">\n",
@@ -124,22 +125,23 @@ void request_svg(std::string& out, const snap::OomAnalysis& o) {
   out += "</svg>\n";
 }
 
-void oom_section(std::string& out, const snap::Snapshot& snapshot, const snap::Analysis& a) {
+void oom_section(std::string& out, const snap::Snapshot& snapshot, const std::optional<rules::Diagnosis>& verdict) {
   out += "<section id=\"oom\">";
-  if (!a.oom) {
+  if (!verdict) {
     out += snapshot.legacy ? "<h2>Out of memory</h2><p>A PyTorch 1.13 snapshot records no trace, so no OOM event.</p>"
                            : "<h2>Out of memory</h2><p>No out-of-memory event in the trace.</p>";
     out += "</section>\n";
     return;
   }
-  const auto& o = *a.oom;
+  const rules::Diagnosis& d = *verdict;
+  const auto& o = d.snapshot_oom();
   const char* cls = analyzer::to_string(o.verdict.cls);
   out += fmt::format("<h2>Out of memory on device {}: <span class=\"verdict {}\">{}</span></h2>\n", o.device, cls, cls);
   out += fmt::format("<table><tr><td>requested</td><td>{}</td></tr><tr><td>device free</td><td>{}</td></tr>"
                      "<tr><td>cached free</td><td>{}</td></tr><tr><td>largest free block</td><td>{}</td></tr></table>\n",
-                     sz(o.requested), o.device_free_known ? sz(o.device_free) : std::string("not recorded"),
-                     sz(o.cached_free), sz(o.largest_free_block));
-  request_svg(out, o);
+                     evidence_size(d, "requested_bytes"), evidence_size(d, "device_free_bytes"),
+                     evidence_size(d, "cached_free_bytes"), evidence_size(d, "largest_free_block_bytes"));
+  request_svg(out, d);
   if (!o.verdict.arithmetic.empty()) {
     out += "<ul class=\"arith\">";
     for (const auto& line : o.verdict.arithmetic) out += "<li>" + html_escape(line) + "</li>";
@@ -340,15 +342,16 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string snapshot_html(const snap::Snapshot& snapshot, const snap::Analysis& a, std::string_view source,
+std::string snapshot_html(const snap::Snapshot& snapshot, const rules::SnapshotReport& report, std::string_view source,
                           const SnapshotHtmlOptions& options) {
+  const snap::Analysis& a = report.analysis;
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n";
   out += fmt::format("<title>oomlens snapshot: {}</title>\n<style>\n{}\n</style></head><body>\n", html_escape(source), kStyle);
   out += fmt::format("<h1>Memory snapshot <code>{}</code></h1>\n", html_escape(source));
   if (snapshot.legacy) out += "<p class=\"notes\">PyTorch 1.13 format: no trace, no settings.</p>\n";
-  oom_section(out, snapshot, a);
+  oom_section(out, snapshot, report.oom);
   devices_section(out, a);
   timeline_section(out, a);
   segments_section(out, snapshot, options);

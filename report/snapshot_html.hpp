@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "analyzer/snapshot/analysis.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::report {
 
@@ -23,7 +24,7 @@ struct SnapshotHtmlOptions {
 };
 
 // `source` names the snapshot (a path or a URI) in the title.
-std::string snapshot_html(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis,
+std::string snapshot_html(const analyzer::snapshot::Snapshot& snapshot, const rules::SnapshotReport& report,
                           std::string_view source, const SnapshotHtmlOptions& options = {});
 
 // Text made safe for HTML element content and quoted attribute values.

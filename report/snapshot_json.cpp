@@ -93,22 +93,22 @@ json timeline_json(const snap::DeviceTimeline& t) {
           {"curve", {{"entries_per_point", t.entries_per_point}, {"allocated_bytes", allocated}, {"reserved_bytes", reserved}}}};
 }
 
-json oom_json(const snap::OomAnalysis& o) {
-  return {{"device", o.device},
-          {"requested_bytes", o.requested},
-          {"device_free_bytes", o.device_free_known ? json(o.device_free) : json(nullptr)},
-          {"largest_free_block_bytes", o.largest_free_block},
-          {"cached_free_bytes", o.cached_free},
-          {"reserved_bytes", o.reserved},
-          {"allocated_bytes", o.allocated},
-          {"class", analyzer::to_string(o.verdict.cls)},
-          {"arithmetic", o.verdict.arithmetic},
-          {"notes", o.verdict.notes},
-          {"time_us", o.time_us},
-          {"oom_events", o.oom_events},
-          {"frames", snapshot_frames_json(o.frames)},
-          {"user_frame", o.frames ? user_frame_json(snap::fold_stack(*o.frames)) : json(nullptr)},
-          {"no_stack_cause", cause_json(o.missing)}};
+// The verdict's figures are its evidence, under the same names; a figure the
+// oom entry did not record is null.
+json oom_json(const rules::Diagnosis& d) {
+  const auto& o = d.snapshot_oom();
+  json j = {{"device", o.device},
+            {"device_free_bytes", nullptr},
+            {"class", analyzer::to_string(o.verdict.cls)},
+            {"arithmetic", o.verdict.arithmetic},
+            {"notes", o.verdict.notes},
+            {"time_us", o.time_us},
+            {"oom_events", o.oom_events},
+            {"frames", snapshot_frames_json(o.frames)},
+            {"user_frame", o.frames ? user_frame_json(snap::fold_stack(*o.frames)) : json(nullptr)},
+            {"no_stack_cause", cause_json(o.missing)}};
+  for (const auto& e : d.evidence) j[e.name] = e.value;
+  return j;
 }
 
 json run_json(const std::string& path, const snap::RunFigures& r) {
@@ -195,13 +195,14 @@ json snapshot_frames_json(const snap::FrameList& frames) {
   return list;
 }
 
-json snapshot_json(const snap::Snapshot& snapshot, const snap::Analysis& a) {
+json snapshot_json(const snap::Snapshot& snapshot, const rules::SnapshotReport& report) {
+  const snap::Analysis& a = report.analysis;
   json devices = json::array();
   for (const auto& d : a.devices) devices.push_back(device_json(d));
   json timelines = json::array();
   for (const auto& t : a.timelines) timelines.push_back(timeline_json(t));
   return {{"devices", devices},
-          {"oom", a.oom ? oom_json(*a.oom) : json(nullptr)},
+          {"oom", report.oom ? oom_json(*report.oom) : json(nullptr)},
           {"top_sites", sites_json(a.top_sites)},
           {"timelines", timelines},
           {"sites_total", a.sites_total},

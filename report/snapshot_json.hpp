@@ -8,10 +8,12 @@
 #include "analyzer/snapshot/analysis.hpp"
 #include "analyzer/snapshot/compare.hpp"
 #include "analyzer/snapshot/ranks.hpp"
+#include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::report {
 
-nlohmann::json snapshot_json(const analyzer::snapshot::Snapshot& snapshot, const analyzer::snapshot::Analysis& analysis);
+// The analysis' figures, and its out-of-memory verdict from the Diagnosis.
+nlohmann::json snapshot_json(const analyzer::snapshot::Snapshot& snapshot, const rules::SnapshotReport& report);
 
 // `oomlens snapshot --compare A B --format json`.
 nlohmann::json snapshot_compare_json(const std::string& path_a, const std::string& path_b,

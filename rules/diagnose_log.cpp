@@ -49,6 +49,12 @@ const Fix* Diagnosis::automatic_fix() const {
   return nullptr;
 }
 
+std::optional<std::uint64_t> Diagnosis::evidence_of(std::string_view wanted) const {
+  for (const auto& e : evidence)
+    if (e.name == wanted) return e.value;
+  return std::nullopt;
+}
+
 Location source_location(analyzer::python::ByteRange range, analyzer::python::Point start) {
   return {0, start.line, start.line, SourceSpan{range, start}};
 }

@@ -1,7 +1,7 @@
 // The one result type every front end renders (see DESIGN.md, "Data flow"):
-// a log's incidents and findings and a script's or configuration file's
-// diagnostics are all a Diagnosis, so each output format is written once
-// over it.
+// a log's incidents and findings, a script's or configuration file's
+// diagnostics and a memory snapshot's verdict are all a Diagnosis, so each
+// output format is written once over it.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,7 @@
 
 #include "analyzer/log/analyzer.hpp"
 #include "analyzer/python/node.hpp"
+#include "analyzer/snapshot/analysis.hpp"
 
 namespace oomlens::rules {
 
@@ -97,11 +98,18 @@ struct Diagnosis {
   std::vector<Fix> fixes;
   std::string verify;       // a command to run next
 
-  // What the rule read, for the facts only a log's diagnosis has (an
-  // incident's ranks, echoes and settings; a finding's repeats).
-  std::variant<std::monostate, analyzer::Incident, analyzer::LogFinding> subject;
+  // What the rule read, for the facts only one kind of input has (an
+  // incident's ranks, echoes and settings; a finding's repeats; a snapshot's
+  // failed call and its oom entries).
+  std::variant<std::monostate, analyzer::Incident, analyzer::LogFinding, analyzer::snapshot::OomAnalysis> subject;
   const analyzer::Incident& incident() const { return std::get<analyzer::Incident>(subject); }
   const analyzer::LogFinding& finding() const { return std::get<analyzer::LogFinding>(subject); }
+  const analyzer::snapshot::OomAnalysis& snapshot_oom() const {
+    return std::get<analyzer::snapshot::OomAnalysis>(subject);
+  }
+
+  // The evidence named `name`; nothing when the input did not give it.
+  std::optional<std::uint64_t> evidence_of(std::string_view name) const;
 
   // The fix that applies by itself: the first fix of kind edit that has its
   // edits; null when there is none.

@@ -155,18 +155,23 @@ Fix find_holders_fix() {
           "Read-only. On AMD GPUs: rocm-smi --showpids."};
 }
 
-std::string evidence_markdown(const analyzer::Incident& inc) {
+std::string verdict_markdown(const analyzer::Verdict& verdict) {
   std::string md;
-  for (const auto& line : inc.verdict.arithmetic)
+  for (const auto& line : verdict.arithmetic)
     if (!line.empty()) md += "- " + line + "\n";
-  for (const auto& cause : inc.verdict.secondary)
+  for (const auto& cause : verdict.secondary)
     md += fmt::format("- also: {}{} ({})\n", cause.bytes ? format_size(cause.bytes) + " " : "", cause.what,
                       analyzer::to_string(cause.cls));
-  if (inc.verdict.unaccounted && *inc.verdict.unaccounted)
+  if (verdict.unaccounted && *verdict.unaccounted)
     md += fmt::format("- {} of device memory in use is not named by the message (driver reservations, processes "
                       "NVML cannot see)\n",
-                      format_size(*inc.verdict.unaccounted));
-  for (const auto& note : inc.verdict.notes) md += "\n" + note + "\n";
+                      format_size(*verdict.unaccounted));
+  for (const auto& note : verdict.notes) md += "\n" + note + "\n";
+  return md;
+}
+
+std::string evidence_markdown(const analyzer::Incident& inc) {
+  std::string md = verdict_markdown(inc.verdict);
   for (const auto& note : inc.notes) md += "\n" + note + "\n";
   return md;
 }

@@ -1,5 +1,7 @@
 // Pieces the log rules share: how a message names the failure, which
-// allocator variable to set, the fixes that recur, the verification command.
+// allocator variable to set, the fixes that recur, the verification command,
+// and the verdict's arithmetic as Markdown (which a snapshot's verdict, judged
+// by the same OOM1xx rules, shares).
 #pragma once
 
 #include <string>
@@ -40,7 +42,10 @@ std::vector<Fix> outside_memory_fixes(const analyzer::Incident& inc);
 Fix no_empty_cache_fix();
 Fix find_holders_fix();
 
-// Markdown list of the verdict's arithmetic and notes.
+// Markdown list of a verdict's arithmetic, its secondary causes and the
+// memory nothing names, then its notes (a log's and a snapshot's verdict).
+std::string verdict_markdown(const analyzer::Verdict& verdict);
+// The same for an incident, followed by the incident's own notes.
 std::string evidence_markdown(const analyzer::Incident& inc);
 
 }  // namespace oomlens::rules::log

@@ -33,7 +33,7 @@ void describe(const analyzer::Incident& inc, const RuleOptions&, Diagnosis& d) {
                   "\n\n" + evidence_markdown(inc);
 
   for (auto& fix : outside_memory_fixes(inc)) d.fixes.push_back(std::move(fix));
-  d.verify = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
+  d.verify = find_holders_fix().command;
 }
 
 }  // namespace

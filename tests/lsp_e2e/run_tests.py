@@ -1698,6 +1698,26 @@ def python_quick_fix_applies_to_the_exact_version(ctx: Ctx):
     eq(again[0]["edit"]["documentChanges"][0]["edits"][0]["range"]["start"]["line"], 10, "and its positions")
 
 
+@case
+def hover_on_a_script_diagnostic(ctx: Ctx):
+    # A script's diagnosis hovers in the same format as a log's: the rule as
+    # the title, the message, the explanation, the fixes with their safety,
+    # the link to the rule's page.
+    s = ctx.started(pull=True)
+    uri, text = script(ctx, "empty_cache_in_loop.py")
+    open_doc(s, uri, text, language="python")
+    d = pull(s, uri)["items"][0]
+    hover = s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 10, "character": 12}})
+    eq(hover["contents"]["kind"], "markdown", "hover kind")
+    value = hover["contents"]["value"]
+    check(value.startswith("### OOM301 empty-cache-in-loop\n\n"), f"the rule as the title: {value[:80]}")
+    check(f"\n\n{d['message']}\n\n" in value, f"the message on its own line: {value}")
+    check("**Fixes**\n\n- `safe` " in value, f"the fixes with their safety: {value}")
+    check("[OOM301 documentation](" in value, f"the link to the rule's page: {value}")
+    eq(s.call_ok("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+       None, "hover off the diagnostic")
+
+
 def notebook_open(s: LspServer, uri: str, cells: list) -> list:
     """notebookDocument/didOpen of (kind, text) cells; returns the cells' URIs."""
     uris = [f"vscode-notebook-cell:{uri[len('file://'):]}#C{i}" for i in range(len(cells))]
