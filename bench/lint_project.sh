@@ -2,8 +2,8 @@
 # How fast is `oomlens lint DIR` on a whole project, where scripts import
 # each other's modules? Generates a deterministic project of FILES Python
 # files (default 5000): packages nested two deep with __init__.py files,
-# modules importing 2-4 others (absolute, relative and from-imports, some
-# closing import cycles), 1 in 100 starting CUDA at module level, 1 in 50
+# modules importing 2-4 modules written before them, mostly of their own
+# package (absolute, relative and from-imports; some closing import cycles), 1 in 100 starting CUDA at module level, 1 in 50
 # holding a helper that calls torch.cuda.empty_cache(), and training scripts
 # that import them, set PYTORCH_CUDA_ALLOC_CONF late and call the helpers
 # in their loops. Then reports the median wall time of RUNS runs of
@@ -17,6 +17,8 @@ files=${2:-5000}
 runs=${3:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# KEEP=DIR keeps the generated project there (for profiling).
+if [ -n "${KEEP:-}" ]; then work=$KEEP; mkdir -p "$work"; trap - EXIT; fi
 
 python3 - "$work/project" "$files" <<'PY'
 import os
@@ -27,12 +29,14 @@ root, total = sys.argv[1], int(sys.argv[2])
 rng = random.Random(20261202)
 scripts = 20
 packages = max(1, (total - scripts) // 100)
+wanted = total - scripts - packages * 5  # each package: its __init__.py and 4 subpackages'
+per_subpackage = -(-wanted // (packages * 4))
 modules = []  # (package, subpackage, name): dotted names
 for p in range(packages):
     for s in range(4):
-        for m in range(24):
+        for m in range(per_subpackage):
             modules.append((f"pkg{p}", f"sub{s}", f"mod{m}"))
-modules = modules[: total - scripts - packages * 5]
+modules = modules[:wanted]
 
 def write(path, text):
     full = os.path.join(root, path)
@@ -50,8 +54,10 @@ for p in range(packages):
 flushing = []
 for i, (p, s, m) in enumerate(modules):
     lines = ['"""A generated module."""', "import math", "import torch", ""]
-    for _ in range(rng.randint(2, 4)):
-        op, os_, om = rng.choice(modules)
+    # Layered, as real code is: a module imports modules written before it
+    # (mostly nearby: its own package), so import chains stay short.
+    for _ in range(rng.randint(2, 4) if i else 0):
+        op, os_, om = modules[max(0, i - 1 - int(rng.expovariate(1 / 60)) % i)]
         kind = rng.randrange(3)
         if kind == 0:
             lines.insert(3, f"import {op}.{os_}.{om}")
@@ -61,7 +67,10 @@ for i, (p, s, m) in enumerate(modules):
             lines.insert(3, f"from .{om} import helper_{om}")
         else:
             lines.insert(3, f"from ..{os_} import {om}")
-    if i % 97 == 5:  # closes a cycle with the module before it
+    if i % 97 == 5 and i + 1 < len(modules):  # a cycle: it and the next import each other
+        q = modules[i + 1]
+        lines.insert(3, f"import {q[0]}.{q[1]}.{q[2]}")
+    if i % 97 == 6:
         q = modules[i - 1]
         lines.insert(3, f"import {q[0]}.{q[1]}.{q[2]}")
     if i % 100 == 7:

@@ -30,10 +30,21 @@ bool module_level(const Script& s, Node def) {
 
 void add_steps(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists,
                ModuleFacts& facts) {
+  const auto uses = cuda_uses(s);
+  std::vector<std::pair<const analyzer::python::Import*, std::vector<std::string>>> loading;
+  for (const auto& import : s.imports())
+    if (auto loads = analyzer::python::files_loaded(import, path, exists); !loads.empty())
+      loading.emplace_back(&import, std::move(loads));
+  if (uses.empty()) {
+    // Nothing to order the imports against: the module-level ones, in source
+    // order (most modules; the execution order costs more than the rest).
+    for (auto& [import, loads] : loading)
+      if (import->top_level) facts.steps.push_back({std::move(loads), false, place_of(s, import->node), {}});
+    return;
+  }
   auto order = s.execution_order();
   std::optional<std::size_t> first_use;
   const CudaUse* use = nullptr;
-  const auto uses = cuda_uses(s);
   for (const auto& u : uses) {
     auto step = step_of(order, u.call);
     if (step && (!first_use || *step < *first_use)) {
@@ -42,11 +53,10 @@ void add_steps(const Script& s, std::string_view path, const analyzer::python::P
     }
   }
   std::vector<std::pair<std::size_t, ModuleFacts::Step>> imports;
-  for (const auto& import : s.imports()) {
-    auto step = step_of(order, import.node);
+  for (auto& [import, loads] : loading) {
+    auto step = step_of(order, import->node);
     if (!step || (first_use && *step > *first_use)) continue;
-    auto loads = analyzer::python::files_loaded(import, path, exists);
-    if (!loads.empty()) imports.emplace_back(*step, ModuleFacts::Step{std::move(loads), false, place_of(s, import.node), {}});
+    imports.emplace_back(*step, ModuleFacts::Step{std::move(loads), false, place_of(s, import->node), {}});
   }
   std::stable_sort(imports.begin(), imports.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [step, fact] : imports) facts.steps.push_back(std::move(fact));
@@ -59,8 +69,6 @@ class FunctionWalk {
  public:
   FunctionWalk(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists)
       : s_(s), path_(path), exists_(exists) {
-    for (std::size_t i = 0; i < s.calls().size(); ++i)
-      if (auto owner = s.enclosing_function(s.calls()[i].node)) calls_by_function_[owner->node.id()].push_back(i);
     auto flushes = cache_flushes(s);
     std::optional<std::vector<analyzer::python::Loop>> training;
     for (auto& [call, name] : flushes) {
@@ -69,6 +77,20 @@ class FunctionWalk {
       if (analyzer::python::after_loop_in_own_function(s, *training, call.node)) continue;
       flush_by_call_.emplace(call.node.id(), std::string(name));
     }
+  }
+
+  // Whether any call of the file flushes or runs a function of another
+  // project file: else no function here leads to a flush (most modules).
+  bool leads_anywhere() {
+    if (!flush_by_call_.empty()) return true;
+    for (const auto& call : s_.calls())
+      if (!call.local_function && call.qualified_name && resolve(*call.qualified_name)) return true;
+    return false;
+  }
+
+  void index_calls() {
+    for (std::size_t i = 0; i < s_.calls().size(); ++i)
+      if (auto owner = s_.enclosing_function(s_.calls()[i].node)) calls_by_function_[owner->node.id()].push_back(i);
   }
 
   void add(const analyzer::python::Function& function, ModuleFacts& facts) {
@@ -128,16 +150,17 @@ ModuleFacts module_facts(const Script& s, std::string_view path, const analyzer:
       if (file != path && std::find(facts.dependencies.begin(), facts.dependencies.end(), file) == facts.dependencies.end())
         facts.dependencies.push_back(std::move(file));
   add_steps(s, path, exists, facts);
-  // Without project imports or flushes, no function of this file leads to one.
-  if (facts.dependencies.empty() && cache_flushes(s).empty()) return facts;
+  if (facts.dependencies.empty() && cache_flushes(s).empty()) return facts;  // no function leads to a flush
   FunctionWalk walk(s, path, exists);
-  for (const auto& function : s.functions())
-    if (module_level(s, function.node)) walk.add(function, facts);
   for (const auto& import : s.imports()) {
     if (!import.top_level || import.from_module.empty()) continue;
     for (const auto& name : import.names)
       if (auto target = walk.resolve(name.qualified)) facts.reexports.emplace(name.local, std::move(*target));
   }
+  if (!walk.leads_anywhere()) return facts;
+  walk.index_calls();
+  for (const auto& function : s.functions())
+    if (module_level(s, function.node)) walk.add(function, facts);
   return facts;
 }
 

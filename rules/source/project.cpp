@@ -22,6 +22,11 @@ class NoProject final : public ProjectContext {
 // level of recursion each. Far beyond real code; cuts pathological input.
 constexpr std::size_t kMaxFollowed = 100000;
 constexpr std::size_t kMaxFunctionsFollowed = 256;
+// How many parsed scripts an import-order walk holds at once (the chain of
+// imports being opened). Real import chains are far shorter; past it, a
+// file's facts are read without keeping its script (it is parsed again when
+// linted), so memory stays bounded whatever the import graph.
+constexpr std::size_t kMaxOpenScripts = 256;
 
 }  // namespace
 
@@ -93,7 +98,9 @@ void Project::visit_in_import_order(const std::string& relative, const Visit& vi
     Open& top = stack.back();
     const auto& dependencies = facts_.at(top.relative).dependencies;
     if (top.next < dependencies.size()) {
-      if (auto next = open(dependencies[top.next++])) stack.push_back(std::move(*next));
+      const std::string& dependency = dependencies[top.next++];
+      if (stack.size() >= kMaxOpenScripts) facts(dependency);  // its facts only; not visited
+      else if (auto next = open(dependency)) stack.push_back(std::move(*next));
       continue;
     }
     Open done = std::move(top);

@@ -50,8 +50,10 @@ class Project {
   // Reads and parses `relative` and, first, every project file it imports
   // (transitively) not read yet; calls `visit` with each one's text and
   // script, a file after those it imports, so that each is parsed once and
-  // linted with its imports' facts at hand. Nothing for a file read before.
-  // `visit` returns false to stop.
+  // linted with its imports' facts at hand. Nothing for a file read before,
+  // nor for one read past a bound on the scripts held at once (a chain of
+  // hundreds of imports): those are left to the caller. `visit` returns
+  // false to stop.
   using Visit = std::function<bool(const std::string& relative, std::string text, analyzer::python::Script script)>;
   void visit_in_import_order(const std::string& relative, const Visit& visit);
 
