@@ -120,6 +120,7 @@ done
 median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
 /usr/bin/time -v "$oomlens" lint "$work/project" >/dev/null 2>"$work/time.txt" || true
 rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u + s}' "$work/time.txt")
 echo "files: $count python files; diagnostics: $(wc -l <"$work/out.txt")"
-echo "lint DIR: median ${median}s of $runs runs ($(printf '%s ' "${times[@]}")); peak RSS ${rss} KiB"
+echo "lint DIR: median ${median}s of $runs runs ($(printf '%s ' "${times[@]}")); one run: ${cpu}s of CPU, peak RSS ${rss} KiB"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
