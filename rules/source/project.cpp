@@ -69,11 +69,12 @@ const ModuleFacts& Project::facts(const std::string& relative) {
   ModuleFacts facts;
   if (auto text = files_->read(relative)) facts = facts_of(relative, analyzer::python::parse_script(*text));
   stale_.erase(relative);
-  return facts_.insert_or_assign(relative, std::move(facts)).first->second;
+  return store(relative, std::move(facts));
 }
 
 void Project::visit_in_import_order(const std::string& relative, const Visit& visit) {
   std::lock_guard lock(mutex_);
+  apply_forgotten();
   struct Open {
     std::string relative;
     std::string text;
@@ -85,11 +86,11 @@ void Project::visit_in_import_order(const std::string& relative, const Visit& vi
     if (facts_.count(file)) return std::nullopt;
     auto text = files_->read(file);
     if (!text) {
-      facts_.emplace(file, ModuleFacts{});
+      store(file, ModuleFacts{});
       return std::nullopt;
     }
     Script script = analyzer::python::parse_script(*text);
-    facts_.emplace(file, facts_of(file, script));
+    store(file, facts_of(file, script));
     return Open{file, std::move(*text), std::move(script)};
   };
   std::vector<Open> stack;  // the chain of imports being opened: no recursion on the project's depth
@@ -112,29 +113,49 @@ void Project::visit_in_import_order(const std::string& relative, const Visit& vi
 void Project::keep_facts(const std::string& relative, const Script& script) {
   ModuleFacts facts = facts_of(relative, script);
   std::lock_guard lock(mutex_);
-  facts_.insert_or_assign(relative, std::move(facts));
+  apply_forgotten();
+  store(relative, std::move(facts));
   stale_.erase(relative);
   cuda_starts_.clear();
   flushes_.clear();
 }
 
 void Project::forget(const std::string& relative) {
-  std::lock_guard lock(mutex_);
-  if (facts_.count(relative)) stale_.insert(relative);
+  std::lock_guard lock(forgotten_mutex_);
+  forgotten_.push_back(relative);
+}
+
+void Project::apply_forgotten() {
+  std::vector<std::string> forgotten;
+  {
+    std::lock_guard lock(forgotten_mutex_);
+    forgotten.swap(forgotten_);
+  }
+  if (forgotten.empty()) return;
+  for (const auto& relative : forgotten)
+    if (facts_.count(relative)) stale_.insert(relative);
   cuda_starts_.clear();
   flushes_.clear();
   functions_.clear();
 }
 
+const ModuleFacts& Project::store(const std::string& relative, ModuleFacts facts) {
+  {
+    std::lock_guard lock(edges_mutex_);
+    imports_.insert_or_assign(relative, facts.dependencies);
+  }
+  return facts_.insert_or_assign(relative, std::move(facts)).first->second;
+}
+
 bool Project::imports(const std::string& importer, const std::string& file) const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(edges_mutex_);
   std::vector<const std::string*> stack{&importer};
   std::unordered_set<std::string_view> seen{importer};
   while (!stack.empty()) {
-    auto it = facts_.find(*stack.back());
+    auto it = imports_.find(*stack.back());
     stack.pop_back();
-    if (it == facts_.end()) continue;
-    for (const auto& dependency : it->second.dependencies) {
+    if (it == imports_.end()) continue;
+    for (const auto& dependency : it->second) {
       if (dependency == file) return true;
       if (seen.insert(dependency).second) stack.push_back(&dependency);
     }
@@ -148,6 +169,7 @@ ProjectPlace Project::place(const std::string& file, SourcePlace where) const {
 
 std::optional<ImportedCudaStart> Project::cuda_start(const Import& import, const std::string& importer) {
   std::lock_guard lock(mutex_);
+  apply_forgotten();
   std::unordered_set<std::string> visiting{importer};
   for (const auto& file : analyzer::python::files_loaded(import, importer, exists_))
     if (auto start = cuda_start_of(file, visiting)) return start;
@@ -203,6 +225,7 @@ std::optional<ImportedCudaStart> Project::cuda_start_of(const std::string& file,
 std::optional<ImportedFlush> Project::flush_through(const Call& call, const std::string& importer) {
   if (call.local_function || !call.qualified_name) return std::nullopt;
   std::lock_guard lock(mutex_);
+  apply_forgotten();
   auto [known, fresh] = functions_.try_emplace(importer + "\n" + *call.qualified_name);
   if (fresh) known->second = analyzer::python::project_function(*call.qualified_name, importer, exists_);
   const auto& target = known->second;

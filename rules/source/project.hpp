@@ -61,9 +61,11 @@ class Project {
   // editor's text): forgets what its earlier text said.
   void keep_facts(const std::string& relative, const analyzer::python::Script& script);
   // Forgets what a file said (it changed): read again when next asked.
-  // What it imported still counts for imports() until then.
+  // What it imported still counts for imports() until then. Never waits
+  // for an analysis under way (the editor's thread calls it on each edit).
   void forget(const std::string& relative);
   // Whether `importer`'s imports reach `file`, through the facts kept.
+  // Never waits for an analysis under way either.
   bool imports(const std::string& importer, const std::string& file) const;
 
  private:
@@ -76,12 +78,20 @@ class Project {
   std::optional<ImportedFlush> flush_of(const analyzer::python::ProjectFunction& function,
                                         std::unordered_set<std::string>& visiting);
   ProjectPlace place(const std::string& file, SourcePlace where) const;
+  void apply_forgotten();  // under mutex_
+  const ModuleFacts& store(const std::string& relative, ModuleFacts facts);  // under mutex_
 
   std::unique_ptr<ProjectFiles> files_;
   analyzer::python::ProjectFileExists exists_;
   mutable std::recursive_mutex mutex_;
   std::unordered_map<std::string, ModuleFacts> facts_;
   std::unordered_set<std::string> stale_;  // forgotten: read again on the next ask
+  // What each file imports, as its facts say, under a lock of its own.
+  mutable std::mutex edges_mutex_;
+  std::unordered_map<std::string, std::vector<std::string>> imports_;
+  // Files forgotten since the last question, applied by the next one.
+  std::mutex forgotten_mutex_;
+  std::vector<std::string> forgotten_;
   // Conclusions drawn across files; cleared when any file's facts change.
   std::unordered_map<std::string, std::optional<ImportedCudaStart>> cuda_starts_;
   std::unordered_map<std::string, std::optional<ImportedFlush>> flushes_;

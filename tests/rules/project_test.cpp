@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <map>
 #include <memory>
@@ -168,4 +169,26 @@ TEST_CASE("visited in import order: a file after those it imports, each parsed o
   CHECK(*p.reads == 3);
   CHECK(p.project->imports("a.py", "c.py"));
   CHECK(p.project->imports("c.py", "b.py"));  // c imports a, which imports b
+}
+
+TEST_CASE("a chain of hundreds of imports: CUDA at its end is found, the walk holds a bounded number of scripts") {
+  std::map<std::string, std::string> files;
+  constexpr int kChain = 400;
+  auto module = [](int i) { return fmt::format("m{}", i); };
+  for (int i = 0; i < kChain; ++i) files[module(i) + ".py"] = fmt::format("import {}\n", module(i + 1));
+  files[module(kChain) + ".py"] = "import torch\ntorch.cuda.init()\n";
+  files["main.py"] = std::string("import os\nimport m0\n") + kSetting;
+  TestProject p(files);
+  std::size_t visited = 0;
+  p.project->visit_in_import_order("main.py", [&](const std::string&, std::string, auto) {
+    ++visited;
+    return true;
+  });
+  CHECK(visited < files.size());  // the deepest files' facts were read alone: they are linted on their own
+  CHECK(visited >= 200);
+  auto all = p.lint("main.py");
+  const Diagnosis* d = find(all, "OOM302");
+  REQUIRE(d);
+  CHECK(d->related.at(0).path == "root/m400.py");
+  CHECK(*p.reads == static_cast<int>(files.size()));  // each file read once
 }
