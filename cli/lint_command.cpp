@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unordered_map>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/python/script.hpp"
 #include "cli/commands.hpp"
+#include "cli/lint_project.hpp"
 #include "cli/report.hpp"
 #include "analyzer/notebook.hpp"
 #include "report/diagnosis_json.hpp"
@@ -67,11 +70,18 @@ bool lintable(const fs::path& p) { return rules::lint_file_kind_by_name(p.string
 struct PathToLint {
   std::string path;
   bool named = false;  // on the command line (its kind may come from its content)
+  std::optional<ProjectMember> member;  // found under a named directory: its project
+};
+
+struct PathsToLint {
+  std::vector<PathToLint> files;
+  std::vector<std::string> roots;  // the directories named: one project each
 };
 
 // Every file to lint, or nothing with the reason printed.
-std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::string>& paths) {
-  std::vector<PathToLint> files;
+std::optional<PathsToLint> expand_paths(const std::vector<std::string>& paths) {
+  PathsToLint out;
+  auto& files = out.files;
   for (const auto& p : paths) {
     std::error_code ec;
     auto st = fs::status(p, ec);
@@ -82,7 +92,7 @@ std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::strin
       return std::nullopt;
     }
     if (!fs::is_directory(st)) {
-      files.push_back({p, true});
+      files.push_back({p, true, std::nullopt});
       continue;
     }
     std::vector<std::string> found;
@@ -99,16 +109,24 @@ std::optional<std::vector<PathToLint>> expand_paths(const std::vector<std::strin
       return std::nullopt;
     }
     std::sort(found.begin(), found.end());
-    for (auto& f : found) files.push_back({std::move(f), false});
+    for (auto& f : found) {
+      ProjectMember member{out.roots.size(), fs::path(f).lexically_relative(p).generic_string()};
+      files.push_back({std::move(f), false, std::move(member)});
+    }
+    out.roots.push_back(p);
   }
-  return files;
+  return out;
 }
 
 // The diagnostics of one file's text (syntax errors of a script as E999).
-std::vector<rules::Diagnosis> lint_text(const rules::LintFileKind& kind, std::string_view text) {
+// In a project, what its imports do in the project's other files counts too;
+// `parsed` is the text's script when it was parsed already.
+std::vector<rules::Diagnosis> lint_text(const rules::LintFileKind& kind, std::string_view text,
+                                        const rules::source::ProjectContext& project,
+                                        std::optional<analyzer::python::Script> parsed = std::nullopt) {
   if (kind.config) return rules::lint_config_file(*kind.config, text);
-  auto script = analyzer::python::parse_script(text);
-  auto diags = rules::lint_script(script);
+  auto script = parsed ? std::move(*parsed) : analyzer::python::parse_script(text);
+  auto diags = rules::lint_script(script, project);
   for (const auto& e : script.syntax_errors()) {
     rules::Diagnosis d;
     d.location = rules::source_location(e.range, e.start);
@@ -128,11 +146,11 @@ struct NotebookLint {
   analyzer::notebook::Script script;
   std::vector<rules::Diagnosis> diagnostics;
 };
-NotebookLint lint_notebook(std::string_view text) {
+NotebookLint lint_notebook(std::string_view text, const rules::source::ProjectContext& project) {
   NotebookLint n;
   n.notebook = analyzer::notebook::parse(text);
   n.script = analyzer::notebook::code_script(n.notebook);
-  n.diagnostics = lint_text({rules::LintKind::python, std::nullopt}, n.script.text);
+  n.diagnostics = lint_text({rules::LintKind::python, std::nullopt}, n.script.text, project);
   return n;
 }
 
@@ -169,24 +187,72 @@ struct LintedFile {
   // A notebook's: the cell of each diagnostic (index in the notebook's cells,
   // from 0), whose positions are then in that cell. Empty for other files.
   std::vector<std::size_t> cells;
+  std::string diff;  // with --diff: what the fixes change
 
   std::optional<std::size_t> cell(std::size_t i) const { return cells.empty() ? std::nullopt : std::optional(cells[i]); }
 };
 
-int lint(Options o) {
-  if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
-  bool from_stdin = o.paths.front() == "-";
-  auto files = from_stdin ? std::optional<std::vector<PathToLint>>{{{o.stdin_name.empty() ? "-" : o.stdin_name, true}}}
-                          : expand_paths(o.paths);
-  if (!files) return kExitUsage;
+// One run of `oomlens lint` over its files. A project's scripts are linted
+// in import order (a file after those it imports, each parsed once); the
+// results are kept by file and written in the order the files were named.
+class LintRun {
+ public:
+  LintRun(const Options& o, PathsToLint paths)
+      : o_(o), files_(std::move(paths.files)), results_(files_.size()), done_(files_.size(), false) {
+    std::vector<std::optional<ProjectMember>> members;
+    for (const auto& f : files_) members.push_back(f.member);
+    projects_ = lint_projects(paths.roots, members);
+  }
 
-  std::vector<LintedFile> linted;
-  std::size_t fixed = 0, fixable = 0, hidden_unsafe = 0;
+  // Lints every file; an exit status when the run stops early.
+  std::optional<int> run() {
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+      if (done_[i]) continue;
+      if (const auto& m = files_[i].member; m && m->relative.ends_with(".py")) {
+        std::optional<int> stop;
+        LintProject& project = projects_[m->project];
+        project.project->visit_in_import_order(
+            m->relative, [&](const std::string& relative, std::string text, analyzer::python::Script script) {
+              auto j = project.file_index.find(relative);
+              if (j == project.file_index.end() || done_[j->second]) return true;
+              stop = lint_file(j->second, std::move(text), std::move(script));
+              return !stop;
+            });
+        if (stop) return stop;
+      }
+      if (!done_[i])  // not read in import order: named alone, not a script, or not readable
+        if (auto stop = lint_file(i, std::nullopt, std::nullopt)) return stop;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<LintedFile> linted() {
+    std::vector<LintedFile> out;
+    for (auto& r : results_)
+      if (r) out.push_back(std::move(*r));
+    return out;
+  }
+
+  std::size_t fixed = 0, fixable = 0, hidden_unsafe = 0, skipped = 0;
   bool changes = false;
-  std::size_t skipped = 0;
-  for (const auto& [file, named] : *files) {
+
+ private:
+  const rules::source::ProjectContext& context_of(std::size_t i) {
+    const auto& m = files_[i].member;
+    if (!m) return rules::source::no_project();
+    auto& context = contexts_[i];
+    if (!context) context = projects_[m->project].project->context_for(m->relative);
+    return *context;
+  }
+
+  // One file: its text read here unless given (with its script when parsed).
+  std::optional<int> lint_file(std::size_t i, std::optional<std::string> given,
+                               std::optional<analyzer::python::Script> parsed) {
+    done_[i] = true;
+    const auto& [file, named, member] = files_[i];
+    bool from_stdin = o_.paths.front() == "-";
     report::FileError error;
-    auto read = report::read_file(from_stdin ? "-" : file, error, /*dash_is_stdin=*/true);
+    auto read = given ? std::move(given) : report::read_file(from_stdin ? "-" : file, error, /*dash_is_stdin=*/true);
     if (!read) {
       std::cerr << "oomlens lint: error: " << file << ": " << error.reason << "\n";
       return kExitUsage;
@@ -199,17 +265,18 @@ int lint(Options o) {
     if (kind.kind == rules::LintKind::other) {
       std::cerr << "oomlens lint: note: " << file << ": not checked: not a kind of file oomlens reads; it reads "
                 << rules::kReadableKinds << "\n";
-      if (from_stdin && o.fix) std::cout << source;  // the text back unchanged, as for a clean file
+      if (from_stdin && o_.fix) std::cout << source;  // the text back unchanged, as for a clean file
       ++skipped;
-      continue;
+      return std::nullopt;
     }
+    const auto& project = context_of(i);
     // A notebook is linted as the script of its code cells; fixes go back
     // into the cells they fall in (report/notebook_edit.hpp).
     bool notebook = kind.kind == rules::LintKind::notebook;
     NotebookLint cells;
     auto check = [&](std::string_view text) {
-      if (!notebook) return lint_text(kind, text);
-      cells = lint_notebook(text);
+      if (!notebook) return lint_text(kind, text, project, std::exchange(parsed, std::nullopt));
+      cells = lint_notebook(text, project);
       return cells.diagnostics;
     };
     auto apply = [&](std::string_view text, const std::vector<rules::TextEdit>& edits) {
@@ -222,12 +289,14 @@ int lint(Options o) {
                 << ": not a Jupyter notebook (a JSON object with a \"cells\" list)\n";
       return kExitUsage;
     }
-    if (o.fix || o.diff) {
+    LintedFile& out = results_[i].emplace();
+    out.path = file;
+    if (o_.fix || o_.diff) {
       // Fixes that overlap wait for the next pass, as in ruff; a few passes
       // settle every real file.
       std::string current = source;
       for (int pass = 0; pass < 8; ++pass) {
-        auto edits = rules::fix_edits(diags, o.unsafe);
+        auto edits = rules::fix_edits(diags, o_.unsafe);
         if (edits.empty()) break;
         std::size_t before = diags.size();
         std::string next = apply(current, edits);
@@ -236,7 +305,7 @@ int lint(Options o) {
         diags = check(current);
         fixed += before > diags.size() ? before - diags.size() : 0;
       }
-      if (from_stdin && o.fix) {
+      if (from_stdin && o_.fix) {
         // As ruff: the fixed text on standard output, the diagnostics left on standard error.
         std::cout << current;
         for (const auto& d : diags)
@@ -246,32 +315,57 @@ int lint(Options o) {
       }
       if (current != source) {
         changes = true;
-        if (o.diff) {
-          std::cout << rules::unified_diff(file, source, rules::line_edits(source, current));
-          continue;
+        if (o_.diff) {
+          out.diff = rules::unified_diff(file, source, rules::line_edits(source, current));
+          return std::nullopt;
         }
-        std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        out << current;
-        if (!out) {
+        std::ofstream written(file, std::ios::binary | std::ios::trunc);
+        written << current;
+        if (!written) {
           std::cerr << "oomlens lint: error: " << file << ": cannot write: " << std::strerror(errno) << "\n";
           return kExitUsage;
         }
       }
-      if (o.diff) continue;
+      if (o_.diff) return std::nullopt;
     }
     for (const auto& d : diags) {
-      if (report::fix_applies(d, o.unsafe)) ++fixable;
+      if (report::fix_applies(d, o_.unsafe)) ++fixable;
       else if (report::fix_applies(d, true)) ++hidden_unsafe;
     }
     if (notebook) {
-      auto at = to_cells(cells);
-      linted.push_back({file, std::move(cells.diagnostics), std::move(at)});
+      out.cells = to_cells(cells);
+      out.diagnostics = std::move(cells.diagnostics);
     } else {
-      linted.push_back({file, std::move(diags), {}});
+      out.diagnostics = std::move(diags);
     }
+    return std::nullopt;
   }
-  if (skipped > 0 && skipped == files->size()) return kExitUsage;  // nothing was checked
-  if (o.diff) return changes ? kExitFound : kExitClean;
+
+  const Options& o_;
+  std::vector<PathToLint> files_;
+  std::vector<LintProject> projects_;
+  std::vector<std::optional<LintedFile>> results_;
+  std::vector<bool> done_;
+  std::unordered_map<std::size_t, std::unique_ptr<rules::source::ProjectContext>> contexts_;
+};
+
+int lint(Options o) {
+  if (o.fix && o.diff) o.fix = false;  // as ruff: --diff shows and writes nothing
+  bool from_stdin = o.paths.front() == "-";
+  std::optional<PathsToLint> paths;
+  if (from_stdin) paths = PathsToLint{{{o.stdin_name.empty() ? "-" : o.stdin_name, true, std::nullopt}}, {}};
+  else paths = expand_paths(o.paths);
+  if (!paths) return kExitUsage;
+  std::size_t count = paths->files.size();
+  LintRun run(o, std::move(*paths));
+  if (auto stop = run.run()) return *stop;
+  auto linted = run.linted();
+  const std::size_t fixed = run.fixed, fixable = run.fixable, hidden_unsafe = run.hidden_unsafe;
+  if (run.skipped > 0 && run.skipped == count) return kExitUsage;  // nothing was checked
+  if (o.diff) {
+    for (const auto& f : linted) std::cout << f.diff;
+    return run.changes ? kExitFound : kExitClean;
+  }
 
   std::size_t reported = 0;
   for (const auto& f : linted) reported += f.diagnostics.size();

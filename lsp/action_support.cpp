@@ -1,5 +1,6 @@
 #include "lsp/action_support.hpp"
 
+#include "lsp/local_files.hpp"
 #include "report/diagnosis_json.hpp"
 #include "rules/rule.hpp"
 
@@ -31,6 +32,16 @@ Diagnostic diagnostic_of(const DocumentAnalysis& a, const rules::Diagnosis& d, B
     out.data.verify = d.verify;
     if (inc->entry) out.data.script = inc->entry->file;
   }
+  // A script's places in other files of its project (a log's related places
+  // are its own lines: log_diagnostics.cpp).
+  std::vector<DiagnosticRelatedInformation> related;
+  for (const auto& r : d.related) {
+    auto uri = r.path.empty() ? std::nullopt : file_uri_from_path(r.path);
+    if (!uri) continue;
+    Position at{static_cast<std::uint32_t>(r.line > 0 ? r.line - 1 : 0), r.column > 0 ? r.column - 1 : 0};
+    related.push_back({Location{*uri, Range{at, at}}, r.message});
+  }
+  if (!related.empty()) out.related_information = std::move(related);
   return out;
 }
 

@@ -38,12 +38,13 @@ std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot&
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
                                                          const std::shared_ptr<const DocumentAnalysis>& previous,
-                                                         const LogBase& base) {
+                                                         const LogBase& base,
+                                                         const std::optional<ProjectMember>& project) {
   auto a = std::make_shared<DocumentAnalysis>();
   a->doc = doc;
   a->encoding = encoding;
   a->options = settings.rules;
-  features_for(doc->kind).analyze(*a, AnalysisInputs{cancelled, progress, previous.get(), base});
+  features_for(doc->kind).analyze(*a, AnalysisInputs{cancelled, progress, previous.get(), base, project});
   return a;
 }
 

@@ -12,6 +12,7 @@
 
 #include "lsp/document_analysis.hpp"
 #include "lsp/protocol.hpp"
+#include "lsp/workspace_projects.hpp"
 
 namespace oomlens::lsp {
 
@@ -24,6 +25,9 @@ struct AnalysisInputs {
   // around an edit.
   const DocumentAnalysis* previous = nullptr;
   const LogBase& base;
+  // A script of a workspace folder: its imports are read in the folder's
+  // project, and its facts kept there for the scripts that import it.
+  const std::optional<ProjectMember>& project;
 };
 
 // The client's open document for a URI, null when it is not open: an edit of
@@ -63,11 +67,12 @@ const DocumentFeatures& features_for(DocumentKind kind);
 // between pieces of the text; `progress(fraction)` is called now and then for
 // large documents. `previous`, an earlier analysis of the same document, lets
 // a script be re-parsed incrementally; `base` lets a large log be re-read
-// only around an edit.
+// only around an edit; `project` is a script's workspace project.
 std::shared_ptr<const DocumentAnalysis> analyze_document(const DocumentSnapshot& doc, const Settings& settings,
                                                          PositionEncoding encoding, const std::atomic<bool>& cancelled,
                                                          const std::function<void(double)>& progress,
                                                          const std::shared_ptr<const DocumentAnalysis>& previous = nullptr,
-                                                         const LogBase& base = {});
+                                                         const LogBase& base = {},
+                                                         const std::optional<ProjectMember>& project = std::nullopt);
 
 }  // namespace oomlens::lsp

@@ -8,6 +8,7 @@ void Server::initialize(InitializeParams params, const Reply<InitializeResult>& 
   // A second initialize never gets here (on_request answers it).
   client_ = params.capabilities;
   workspace_folders_ = std::move(params.workspace_folders);
+  projects_ = std::make_unique<WorkspaceProjects>(workspace_folders_);
   documents_.set_position_encoding(client_.encoding);
   notebooks_.set_position_encoding(client_.encoding);
   if (params.settings) apply_settings(*params.settings);

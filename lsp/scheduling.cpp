@@ -79,13 +79,15 @@ void Server::start_analysis(AnalysisSlot& slot, const DocumentSnapshot& doc) {
   // A file of a job is read with the others (job_analysis.hpp), the open
   // ones as the editor holds them, taken now on this thread.
   auto job_documents = open_job_documents(*doc, documents_);
+  std::optional<ProjectMember> project;
+  if (projects_ && doc->kind == DocumentKind::python) project = projects_->member_of(doc->uri);
   io_.run_in_background([this, doc, settings, encoding, cancel, progress, progress_state, previous = slot.last,
                          base = std::move(base), opening = slot.opening, whole, serial = slot.serial,
-                         job_documents = std::move(job_documents)] {
+                         job_documents = std::move(job_documents), project = std::move(project)] {
     static const std::atomic<bool> never{false};
     const std::atomic<bool>& stop = whole ? never : *cancel;
     auto analysis = analyze_job_document(doc, job_documents, settings, encoding, stop, progress);
-    if (!analysis) analysis = analyze_document(doc, settings, encoding, stop, progress, previous, base);
+    if (!analysis) analysis = analyze_document(doc, settings, encoding, stop, progress, previous, base, project);
     io_.run_on_protocol([this, analysis, progress_state, cancel, opening, serial] {
       if (progress_state) {
         if (progress_state->begun) notify("$/progress", ProgressParams{progress_state->token, "end"});

@@ -23,6 +23,7 @@
 #include "lsp/jsonrpc.hpp"
 #include "lsp/protocol.hpp"
 #include "lsp/snapshot_lines.hpp"
+#include "lsp/workspace_projects.hpp"
 
 namespace oomlens::lsp {
 
@@ -104,6 +105,11 @@ class Server {
   // once per message while it stays the same.
   void log_job_messages(AnalysisSlot& slot, const DocumentAnalysis& analysis);
 
+  // Scripts of a workspace folder (project_sync.cpp): the text of `uri`
+  // changed (or it was opened or closed), so the open scripts that import
+  // it, directly or not, are analysed again; no other.
+  void reanalyse_importers_of(const std::string& uri);
+
   // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
   void pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply);
   void hover(const HoverParams& params, const Reply<std::optional<Hover>>& reply);
@@ -150,6 +156,8 @@ class Server {
   bool finished_ = false;
   ClientCapabilities client_;
   std::vector<std::string> workspace_folders_;
+  // Each workspace folder as a project whose scripts import each other.
+  std::unique_ptr<WorkspaceProjects> projects_;
   // The last snapshot analysed (oomlens.analyzeSnapshot), by line.
   std::shared_ptr<const SnapshotLines> snapshot_lines_;
   Settings settings_;

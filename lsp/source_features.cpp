@@ -52,7 +52,8 @@ rules::ConfigFileKind config_kind_of_language(std::string_view language) {
 
 // A script: parsed (incrementally from `previous` when it holds an earlier
 // script of the same document) and linted; a configuration file: linted.
-void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled) {
+void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const std::atomic<bool>& cancelled,
+                    const std::optional<ProjectMember>& project) {
   if (a.doc->text.size() > kMaxSourceBytes) {
     // A generated module of this size is no training script; parsing it on
     // every keystroke would only stall the editor. `oomlens lint` reads it.
@@ -75,7 +76,14 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const
     a.cancelled = true;
     return;
   }
-  a.source_diagnostics = rules::lint_script(*a.script);
+  if (project) {
+    // Its imports' facts come from the project (each file read once); its
+    // own go there for the scripts that import it.
+    project->project->keep_facts(project->relative, *a.script);
+    a.source_diagnostics = rules::lint_script(*a.script, *project->project->context_for(project->relative));
+  } else {
+    a.source_diagnostics = rules::lint_script(*a.script);
+  }
   if (a.script->has_errors()) a.diagnostics.push_back(syntax_error_diagnostic(a));
   for (std::size_t i = 0; i < a.source_diagnostics.size(); ++i)
     a.diagnostics.push_back(source_diagnostic(a, a.source_diagnostics[i], i));
@@ -84,7 +92,7 @@ void analyze_source(DocumentAnalysis& a, const DocumentAnalysis* previous, const
 class SourceFeatures final : public DocumentFeatures {
  public:
   void analyze(DocumentAnalysis& a, const AnalysisInputs& in) const override {
-    analyze_source(a, in.previous, in.cancelled);
+    analyze_source(a, in.previous, in.cancelled, in.project);
   }
 
   std::optional<Hover> hover(const DocumentAnalysis& a, Position position, bool markdown) const override {

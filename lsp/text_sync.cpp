@@ -19,8 +19,10 @@ void Server::did_open(DidOpenParams params) {
   slot.segmented.reset();
   slot.edits.clear();
   ++slot.opening;
+  if (projects_ && snapshot->kind == DocumentKind::python) projects_->set_text(snapshot->uri, snapshot->text);
   schedule_analysis(snapshot);
   reanalyse_job_of(snapshot->uri);
+  reanalyse_importers_of(snapshot->uri);
 }
 
 void Server::did_change(DidChangeParams params) {
@@ -65,8 +67,10 @@ void Server::did_change(DidChangeParams params) {
       ++slot.opening;  // and a read under way for an earlier version has no edits to follow it
     }
   }
+  if (projects_ && result.document->kind == DocumentKind::python) projects_->set_text(uri, result.document->text);
   schedule_analysis(result.document);
   reanalyse_job_of(uri);
+  reanalyse_importers_of(uri);
 }
 
 void Server::did_close(const DidCloseParams& params) {
@@ -80,6 +84,8 @@ void Server::did_close(const DidCloseParams& params) {
   // Pushed diagnostics stay in the client until replaced: clear them.
   if (!client_.pull_diagnostics) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}});
   reanalyse_job_of(uri);  // the others now read it from disk
+  if (projects_) projects_->drop_text(uri);
+  reanalyse_importers_of(uri);
 }
 
 void Server::did_save(NoParams) {}

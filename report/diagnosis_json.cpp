@@ -26,6 +26,13 @@ json diagnosis_json(const rules::Diagnosis& d, const std::string& file, Diagnosi
   } else {
     j["code"] = d.code;
     j["column"] = d.location.source ? d.location.source->start.column : 0;
+    // Places in other files of the script's project (a related place of
+    // its own file would have no path).
+    json related = json::array();
+    for (const auto& r : d.related)
+      if (!r.path.empty())
+        related.push_back({{"file", r.path}, {"line", r.line}, {"column", r.column}, {"message", r.message}});
+    if (!related.empty()) j["related"] = std::move(related);
   }
   return j;
 }

@@ -75,14 +75,21 @@ struct Location {
 };
 
 // A place that belongs to a diagnosis besides its own lines: another rank's
-// report of the same failure, a consequence, a warning before it, a repeat.
+// report of the same failure, a consequence, a warning before it, a repeat;
+// for a script, the place in another file of its project that makes the
+// diagnosis true (`cause`: where an imported module starts CUDA, the flush
+// a helper of another file makes).
 struct RelatedPlace {
-  enum class Kind { failure, echo, collateral, warning, repeat };
+  enum class Kind { failure, echo, collateral, warning, repeat, cause };
   Kind kind = Kind::echo;
   std::uint32_t file = 0;
   std::uint64_t line = 0;
   std::uint64_t end_line = 0;
   std::string message;
+  // A place in another file of a script's project: that file as the front
+  // end finds it (as printed, or an absolute path), and the 1-based column.
+  std::string path = {};
+  std::uint32_t column = 0;
 };
 
 struct Diagnosis {

@@ -187,7 +187,7 @@ std::vector<CudaUse> cuda_uses(const Script& s) {
 }
 
 Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& steps, const std::vector<CudaUse>& uses,
-                  const AllocConfAssignment& a) {
+                  const AllocConfAssignment& a, const ProjectContext& project) {
   auto at = step_of(steps, a.statement);
   if (!at) return {};
   std::optional<std::size_t> first_use;
@@ -196,7 +196,16 @@ Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& st
     auto step = step_of(steps, use.call);
     if (step && *step < *at && (!first_use || *step < *first_use)) {
       first_use = step;
-      late = {Lateness::Why::after_cuda_use, use.call, use.description};
+      late = {Lateness::Why::after_cuda_use, use.call, use.description, std::nullopt};
+    }
+  }
+  // Only the imports before the first use found can start CUDA earlier.
+  for (const auto& import : s.imports()) {
+    auto step = step_of(steps, import.node);
+    if (!step || *step >= *at || (first_use && *step >= *first_use)) continue;
+    if (auto start = project.cuda_start(import)) {
+      first_use = step;
+      late = {Lateness::Why::after_cuda_use, import.node, short_text(s, import.node), std::move(start)};
     }
   }
   if (first_use) return late;
@@ -208,7 +217,8 @@ Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& st
     bool torch = import.from_module == "torch" || import.from_module.starts_with("torch.");
     for (const auto& n : import.names) torch |= n.module == "torch" || n.module.starts_with("torch.");
     auto step = torch ? step_of(steps, import.node) : std::nullopt;
-    if (step && *step < *at) return {Lateness::Why::backend_after_import, import.node, short_text(s, import.node)};
+    if (step && *step < *at)
+      return {Lateness::Why::backend_after_import, import.node, short_text(s, import.node), std::nullopt};
   }
   return {};
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/python/script.hpp"
+#include "rules/source/project_context.hpp"
 
 namespace oomlens::rules::source {
 
@@ -61,14 +62,17 @@ std::optional<std::size_t> step_of(const std::vector<analyzer::python::Step>& st
 // other options when the allocator is first used).
 //
 // `uses` are the script's cuda_uses() (computed once per script by callers
-// that judge several assignments).
+// that judge several assignments). In a project, an import of a project
+// module that starts CUDA when it runs (`project`) is a CUDA use at the import.
 struct Lateness {
   enum class Why { in_time, after_cuda_use, backend_after_import };
   Why why = Why::in_time;
   analyzer::python::Node cause;  // the CUDA use or the import
   std::string what;              // its text, shortened
+  std::optional<ImportedCudaStart> imported;  // the cause is an import: where CUDA starts in the project
 };
 Lateness lateness(const analyzer::python::Script& script, const std::vector<analyzer::python::Step>& steps,
-                  const std::vector<CudaUse>& uses, const AllocConfAssignment& assignment);
+                  const std::vector<CudaUse>& uses, const AllocConfAssignment& assignment,
+                  const ProjectContext& project = no_project());
 
 }  // namespace oomlens::rules::source

@@ -14,32 +14,59 @@ namespace {
 
 using analyzer::python::Script;
 
-void check(const Script& s, std::vector<Diagnosis>& out) {
+// Where CUDA starts in another file of the project, as the diagnosis' related place.
+RelatedPlace imported_start(const Script& s, const Lateness& late) {
+  const auto& where = late.imported->where;
+  return {RelatedPlace::Kind::cause,
+          0,
+          where.line,
+          where.line,
+          fmt::format("CUDA is first used here (`{}`), when `{}` at line {} runs", late.imported->what, late.what,
+                      s.point(late.cause.start_byte()).line),
+          where.path,
+          where.column};
+}
+
+std::string message(const Script& s, const AllocConfAssignment& a, const Lateness& late) {
+  std::uint32_t line = s.point(late.cause.start_byte()).line;
+  if (late.why == Lateness::Why::backend_after_import)
+    return fmt::format("`{}` sets `backend` after `{}` at line {}: the backend is chosen when torch is imported, so "
+                       "this has no effect",
+                       a.variable, late.what, line);
+  std::string what = late.imported ? fmt::format("`{}`, which runs `{}` in {} at line {}", late.what,
+                                                 late.imported->what, late.imported->where.name,
+                                                 late.imported->where.line)
+                                   : fmt::format("`{}`", late.what);
+  return fmt::format("`{}` is set after CUDA is first used at line {} ({}): the allocator has already read its "
+                     "settings, so this has no effect",
+                     a.variable, line, what);
+}
+
+void check(const Script& s, const ProjectContext& project, std::vector<Diagnosis>& out) {
   auto assignments = alloc_conf_assignments(s);
   if (assignments.empty()) return;
   auto steps = s.execution_order();
   auto uses = cuda_uses(s);
   for (const auto& a : assignments) {
-    Lateness late = lateness(s, steps, uses, a);
+    Lateness late = lateness(s, steps, uses, a, project);
     if (late.why == Lateness::Why::in_time) continue;
     Diagnosis g;
     g.location = source_location(a.statement.range(), s.point(a.statement.range().begin));
     g.code = docs::OOM302::code;
     g.name = docs::OOM302::name;
     g.severity = Severity::warning;
-    std::uint32_t line = s.point(late.cause.start_byte()).line;
-    g.message = late.why == Lateness::Why::after_cuda_use
-                    ? fmt::format("`{}` is set after CUDA is first used at line {} (`{}`): the allocator has already "
-                                  "read its settings, so this has no effect",
-                                  a.variable, line, late.what)
-                    : fmt::format("`{}` sets `backend` after `{}` at line {}: the backend is chosen when torch is "
-                                  "imported, so this has no effect",
-                                  a.variable, late.what, line);
+    g.message = message(s, a, late);
     g.explanation = std::string(docs::OOM302::explanation);
+    if (late.imported) g.related.push_back(imported_start(s, late));
     Fix fix;
     fix.title = fmt::format("Move the `{}` assignment above `import torch`", a.variable);
     fix.detail = "unsafe: the options take effect from now on, which changes how memory is allocated";
     auto edits = s.has_errors() ? std::nullopt : move_before_torch_import(s, a);
+    // Above `import torch` but still below the import that starts CUDA: no better.
+    if (edits && late.imported && !edits->empty() && edits->front().begin > late.cause.start_byte()) {
+      edits.reset();
+      fix.title = fmt::format("Move the `{}` assignment above `{}`", a.variable, late.what);
+    }
     fix.kind = edits ? FixKind::edit : FixKind::advice;
     fix.safety = edits ? FixSafety::unsafe : FixSafety::display_only;
     if (edits) fix.edits = std::move(*edits);

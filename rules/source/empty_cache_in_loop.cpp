@@ -1,6 +1,7 @@
 // OOM301 (its words: rules/docs/OOM301.md): torch.cuda.empty_cache() (or the
 // MPS / XPU one) run on every iteration of a loop, directly or through a
-// function of the same file. A call under a step-counter guard
+// function of the same file or of another file of the project (reported at
+// the call in the loop, the flush as a related place). A call under a step-counter guard
 // (`if step % N == 0`) is a deliberate periodic flush: a hint, no fix. A call
 // that runs after the training loop of its own function (the teardown of a
 // `train()` that a sweep calls once per run) is a phase boundary: not flagged.
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "analyzer/python/training_loop.hpp"
+#include "rules/source/cache_flushes.hpp"
 #include "rules/source/source_rules.hpp"
 #include "rules/source/statement_edits.hpp"
 #include "rule_doc_texts.hpp"  // generated from rules/docs/*.md
@@ -21,12 +23,6 @@ using analyzer::python::Call;
 using analyzer::python::LoopPath;
 using analyzer::python::Node;
 using analyzer::python::Script;
-
-bool periodic_guard(const Script& s, Node node, Node stop) {
-  for (const auto& g : s.guards(node, stop))
-    if (g.condition && analyzer::python::periodic_condition(g.condition)) return true;
-  return false;
-}
 
 // Whether every execution of the call along this path is under a periodic guard.
 bool periodic_path(const Script& s, const Call& call, const LoopPath& path) {
@@ -46,11 +42,6 @@ const char* loop_word(const analyzer::python::Loop& loop) {
   return "loop";
 }
 
-// The device caches a script may flush; torch.cuda.memory.empty_cache and
-// other re-exports resolve to these (Script::calls_to).
-constexpr std::string_view kEmptyCacheNames[] = {"torch.cuda.empty_cache", "torch.mps.empty_cache",
-                                                 "torch.xpu.empty_cache"};
-
 // Whether a call chain from a loop reaches the flush only after the training
 // loop of a function on the way has finished: once per call of that
 // function (once per run, fold or epoch), not once per iteration.
@@ -69,13 +60,58 @@ struct Candidate {
   Node statement;  // null when no automatic fix
 };
 
-void check(const Script& s, std::vector<Diagnosis>& out) {
+// Calls in a loop to a function of another project file that flushes the
+// cache: reported at the call, the flush named as a related place. No
+// automatic fix: the function may do more than flush.
+void check_imported(const Script& s, const ProjectContext& project,
+                    std::optional<std::vector<analyzer::python::Loop>>& training, std::vector<Candidate>& found) {
+  for (const Call& call : s.calls()) {
+    auto flush = project.flush_through(call);
+    if (!flush) continue;
+    auto paths = s.loops_reaching(call.node);
+    std::erase_if(paths, [&](const LoopPath& p) { return phase_boundary(s, call, p, training); });
+    if (paths.empty()) continue;
+    const LoopPath* every = nullptr;
+    for (const auto& p : paths)
+      if (!flush->periodic && !periodic_path(s, call, p)) {
+        every = &p;
+        break;
+      }
+    const LoopPath& p = every ? *every : paths.front();
+    Candidate c;
+    Diagnosis& d = c.diag;
+    d.location = source_location(call.range, call.start);
+    d.code = docs::OOM301::code;
+    d.name = docs::OOM301::name;
+    std::string via;
+    if (!p.through.empty())
+      via = fmt::format(" through `{}()` at line {}", s.text(p.through.front().callee), p.through.front().start.line);
+    std::string helper = fmt::format("`{}()` calls it in {} at line {}", s.text(call.callee), flush->where.name,
+                                     flush->where.line);
+    auto loop_line = s.point(p.loop.node.start_byte()).line;
+    d.severity = every ? Severity::warning : Severity::hint;
+    d.message = every ? fmt::format("`{}()` runs on every iteration of the {} at line {}{}: {}", flush->flush,
+                                    loop_word(p.loop), loop_line, via, helper)
+                      : fmt::format("`{}()` flushed periodically in the {} at line {}{}: {}", flush->flush,
+                                    loop_word(p.loop), loop_line, via, helper);
+    d.explanation = std::string(every ? docs::OOM301::explanation : docs::OOM301::explanation_periodic);
+    d.related.push_back({RelatedPlace::Kind::cause, 0, flush->where.line, flush->where.line,
+                         fmt::format("`{}()` is called here, in `{}()`", flush->flush, flush->function),
+                         flush->where.path, flush->where.column});
+    if (every) {
+      Fix f;
+      f.title = fmt::format("Remove the `{}()` call from `{}()` in {}, or call it after the loop", flush->flush,
+                            flush->function, flush->where.name);
+      f.detail = "the function may do more than flush the cache: change it by hand";
+      d.fixes.push_back(std::move(f));
+    }
+    found.push_back(std::move(c));
+  }
+}
+
+void check(const Script& s, const ProjectContext& project, std::vector<Diagnosis>& out) {
   std::vector<Candidate> found;
-  std::vector<std::pair<Call, std::string_view>> flushes;
-  for (std::string_view name : kEmptyCacheNames)
-    for (Call& call : s.calls_to(name)) flushes.emplace_back(std::move(call), name);
-  std::sort(flushes.begin(), flushes.end(),
-            [](const auto& a, const auto& b) { return a.first.range.begin < b.first.range.begin; });
+  auto flushes = cache_flushes(s);
   std::optional<std::vector<analyzer::python::Loop>> training;  // computed when first needed
   for (const auto& [call, name] : flushes) {
     auto paths = s.loops_reaching(call.node);
@@ -120,6 +156,7 @@ void check(const Script& s, std::vector<Diagnosis>& out) {
     }
     found.push_back(std::move(c));
   }
+  check_imported(s, project, training, found);
   if (!s.has_errors()) {
     std::set<const void*> removed;
     for (const auto& c : found)

@@ -113,7 +113,7 @@ std::vector<Found> values_set(const Script& s) {
   return found;
 }
 
-void check(const Script& s, std::vector<Diagnosis>& out) {
+void check(const Script& s, const ProjectContext&, std::vector<Diagnosis>& out) {
   for (const auto& f : values_set(s)) {
     analyzer::AllocConfContext context;
     context.platform = f.platform;

@@ -17,9 +17,9 @@ void sort_in_source_order(std::vector<Diagnosis>& diagnostics) {
                    [](const Diagnosis& a, const Diagnosis& b) { return begin_of(a) < begin_of(b); });
 }
 
-std::vector<Diagnosis> lint_script(const analyzer::python::Script& script) {
+std::vector<Diagnosis> lint_script(const analyzer::python::Script& script, const source::ProjectContext& project) {
   std::vector<Diagnosis> out;
-  for (const auto& rule : source_rules()) rule.check(script, out);
+  for (const auto& rule : source_rules()) rule.check(script, project, out);
   if (script.has_errors())
     for (auto& d : out)
       for (auto& f : d.fixes) f.edits.clear();

@@ -13,8 +13,10 @@ namespace oomlens::rules {
 const std::vector<SourceRule>& source_rules();
 
 // Every source rule's diagnostics, in source order. A script with syntax
-// errors gets its diagnostics without edits (never a wrong edit).
-std::vector<Diagnosis> lint_script(const analyzer::python::Script& script);
+// errors gets its diagnostics without edits (never a wrong edit). In a
+// project, what its imports do in the project's other files counts too.
+std::vector<Diagnosis> lint_script(const analyzer::python::Script& script,
+                                   const source::ProjectContext& project = source::no_project());
 
 // The edits of the fixes that `--fix` applies (safe ones; unsafe too when
 // asked), sorted, overlapping ones dropped (first wins).

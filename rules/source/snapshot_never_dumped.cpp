@@ -31,7 +31,7 @@ std::optional<std::vector<TextEdit>> dump_edits(const Script& s, const Call& rec
   return snapshot::dump_at_exit_edits(s, record);
 }
 
-void check(const Script& s, std::vector<Diagnosis>& out) {
+void check(const Script& s, const ProjectContext&, std::vector<Diagnosis>& out) {
   auto recordings = snapshot::recording_calls(s);
   if (recordings.empty() || snapshot::saves_snapshot(s)) return;
   bool first = true;

@@ -9,12 +9,15 @@
 #include "analyzer/python/script.hpp"
 #include "rules/diagnosis.hpp"
 #include "rules/rule.hpp"
+#include "rules/source/project_context.hpp"
 
 namespace oomlens::rules {
 
 struct SourceRule {
   RuleInfo info;
-  void (*check)(const analyzer::python::Script&, std::vector<Diagnosis>&);
+  // The project answers what the script's imports do in other files of
+  // it; source::no_project() for a script read alone.
+  void (*check)(const analyzer::python::Script&, const source::ProjectContext&, std::vector<Diagnosis>&);
 };
 
 // In source order: by the byte each diagnosis' span begins at; stable.

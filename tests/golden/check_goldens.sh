@@ -2,7 +2,8 @@
 # Golden tests: runs the real binary on every fixture log (and on every job
 # directory under logs/jobs/) and compares its JSON and text output with the
 # expected files beside the log (or the directory); and `oomlens lint` on the
-# fixture scripts and configuration files that have an expected NAME.lint.txt.
+# fixture scripts and configuration files that have an expected NAME.lint.txt,
+# and on the fixture projects (directories of scripts importing each other).
 #   check_goldens.sh FIXTURES_DIR            compare (CI)
 #   check_goldens.sh FIXTURES_DIR --update   rewrite the expected files; review the diff like code
 set -u
@@ -93,6 +94,23 @@ cd ../notebooks || exit 2
 for expected in *.lint.txt; do
   [ -e "$expected" ] || continue
   check_lint_golden "${expected%.lint.txt}" "$expected" "notebooks/${expected%.lint.txt}"
+done
+# Projects (projects/NAME/, read as `oomlens lint NAME` from projects/): scripts
+# that import each other, with projects/NAME.lint.txt and NAME.lint.json beside.
+cd ../projects || exit 2
+for expected in *.lint.txt; do
+  [ -e "$expected" ] || continue
+  dir=${expected%.lint.txt}
+  check_lint_golden "$dir" "$expected" "projects/$dir/"
+  json_out=$("$oomlens" lint --format json "$dir" 2>/dev/null)
+  if [ "$update" = "--update" ]; then printf '%s\n' "$json_out" >"$dir.lint.json"; fi
+  if diff -u "$dir.lint.json" <(printf '%s\n' "$json_out") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL projects/$dir/ (--format json)"
+    diff -u "$dir.lint.json" <(printf '%s\n' "$json_out") | head -40
+  fi
 done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" = 0 ]

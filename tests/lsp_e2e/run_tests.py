@@ -1631,6 +1631,52 @@ def snapshot_memory_shows_on_the_script_lines(ctx: Ctx):
     expect_still_serving(s)
 
 
+@case
+def project_imports_name_the_other_file(ctx: Ctx):
+    # The workspace folder is a project: CUDA started by an imported package,
+    # and a helper of another file flushing the cache in the loop, are
+    # reported with the other file as related information.
+    folder = os.path.abspath(os.path.join(ctx.fixtures, "projects", "training_repo"))
+    read = lambda name: open(os.path.join(folder, name), encoding="utf-8").read()  # noqa: E731
+    uri = lambda name: "file://" + os.path.join(folder, name)  # noqa: E731
+    s = ctx.server()
+    s.call_ok("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": client_capabilities(),
+                             "workspaceFolders": [{"uri": "file://" + folder, "name": "training_repo"}]})
+    s.notify("initialized", {})
+    open_doc(s, uri("train.py"), read("train.py"), language="python")
+    diags = {d["code"]: d for d in pushed(s, uri("train.py"))}
+    late = diags["OOM302"]
+    check("gpu_setup/__init__.py at line 7" in late["message"], late["message"])
+    eq([(r["location"]["uri"], r["location"]["range"]["start"]["line"]) for r in late["relatedInformation"]],
+       [(uri("gpu_setup/__init__.py"), 6)], "where the imported package starts CUDA")
+    flush = diags["OOM301"]
+    eq(flush["range"]["start"]["line"], 14, "reported at the helper's call in the loop")
+    eq([(r["location"]["uri"], r["location"]["range"]["start"]["line"]) for r in flush["relatedInformation"]],
+       [(uri("utils/memory.py"), 8)], "the flush in the helper's file")
+    # An edit to a project file analyses again the open scripts that import
+    # it, and only those.
+    open_doc(s, uri("evaluate.py"), read("evaluate.py"), language="python")
+    eq([d["code"] for d in pushed(s, uri("evaluate.py"))], ["OOM302"], "evaluate.py: modelzoo starts CUDA")
+    memory = read("utils/memory.py")
+    open_doc(s, uri("utils/memory.py"), memory, language="python")
+    pushed(s, uri("utils/memory.py"))
+    m = s.mark()
+    change(s, uri("utils/memory.py"), 2, [{"text": memory.replace("    torch.cuda.empty_cache()\n", "")}])
+    after = pushed(s, uri("train.py"), after=m)
+    eq(sorted(d["code"] for d in after), ["OOM302"], "the helper no longer flushes: train.py re-analysed")
+    pushed(s, uri("utils/memory.py"), after=m)
+    # An edit to the script itself analyses it alone; its imports' facts are kept.
+    m2 = s.mark()
+    train = read("train.py")
+    change(s, uri("train.py"), 2, [{"text": train.replace("import gpu_setup\n", "")}])
+    eq([d["code"] for d in pushed(s, uri("train.py"), after=m2)], [], "no import starts CUDA before the setting now")
+    # Analyses run one after another: had evaluate.py been scheduled, it would have been published by now.
+    others = [n["params"]["uri"] for n in s.notifications("textDocument/publishDiagnostics", m)]
+    eq(sorted(set(others)), sorted({uri("train.py"), uri("utils/memory.py")}),
+       "evaluate.py imports no file edited: not analysed again")
+    expect_still_serving(s)
+
+
 # ---------------------------------------------------------------------------
 # training scripts (Python documents): source rules, quick fixes with
 # versioned edits, source actions, oomlens.fixScript

@@ -1,0 +1,167 @@
+#include "rules/source/module_facts.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "analyzer/python/training_loop.hpp"
+#include "rules/source/alloc_conf_assignments.hpp"
+#include "rules/source/cache_flushes.hpp"
+
+namespace oomlens::rules::source {
+
+using analyzer::python::Call;
+using analyzer::python::Node;
+using analyzer::python::ProjectFunction;
+using analyzer::python::Script;
+
+namespace {
+
+SourcePlace place_of(const Script& s, Node node) {
+  auto p = s.point(node.start_byte());
+  return {p.line, p.column};
+}
+
+// A def other modules can reach by name: not inside a class, def or lambda.
+bool module_level(const Script& s, Node def) {
+  for (Node up = s.parent(def); up; up = s.parent(up))
+    if (up.is("function_definition") || up.is("class_definition") || up.is("lambda")) return false;
+  return true;
+}
+
+void add_steps(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists,
+               ModuleFacts& facts) {
+  const auto uses = cuda_uses(s);
+  std::vector<std::pair<const analyzer::python::Import*, std::vector<std::string>>> loading;
+  for (const auto& import : s.imports())
+    if (auto loads = analyzer::python::files_loaded(import, path, exists); !loads.empty())
+      loading.emplace_back(&import, std::move(loads));
+  if (uses.empty()) {
+    // Nothing to order the imports against: the module-level ones, in source
+    // order (most modules; the execution order costs more than the rest).
+    for (auto& [import, loads] : loading)
+      if (import->top_level) facts.steps.push_back({std::move(loads), false, place_of(s, import->node), {}});
+    return;
+  }
+  auto order = s.execution_order();
+  std::optional<std::size_t> first_use;
+  const CudaUse* use = nullptr;
+  for (const auto& u : uses) {
+    auto step = step_of(order, u.call);
+    if (step && (!first_use || *step < *first_use)) {
+      first_use = step;
+      use = &u;
+    }
+  }
+  std::vector<std::pair<std::size_t, ModuleFacts::Step>> imports;
+  for (auto& [import, loads] : loading) {
+    auto step = step_of(order, import->node);
+    if (!step || (first_use && *step > *first_use)) continue;
+    imports.emplace_back(*step, ModuleFacts::Step{std::move(loads), false, place_of(s, import->node), {}});
+  }
+  std::stable_sort(imports.begin(), imports.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [step, fact] : imports) facts.steps.push_back(std::move(fact));
+  if (use) facts.steps.push_back({{}, true, place_of(s, use->call), use->description});
+}
+
+// What each module-level def reaches through calls of this file: the first
+// flush, and the calls to functions of other project files.
+class FunctionWalk {
+ public:
+  FunctionWalk(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists)
+      : s_(s), path_(path), exists_(exists) {
+    auto flushes = cache_flushes(s);
+    std::optional<std::vector<analyzer::python::Loop>> training;
+    for (auto& [call, name] : flushes) {
+      if (!training) training = analyzer::python::training_loops(s);
+      // A flush after its own function's training loop is a teardown, once per run.
+      if (analyzer::python::after_loop_in_own_function(s, *training, call.node)) continue;
+      flush_by_call_.emplace(call.node.id(), std::string(name));
+    }
+  }
+
+  // Whether any call of the file flushes or runs a function of another
+  // project file: else no function here leads to a flush (most modules).
+  bool leads_anywhere() {
+    if (!flush_by_call_.empty()) return true;
+    for (const auto& call : s_.calls())
+      if (!call.local_function && call.qualified_name && resolve(*call.qualified_name)) return true;
+    return false;
+  }
+
+  void index_calls() {
+    for (std::size_t i = 0; i < s_.calls().size(); ++i)
+      if (auto owner = s_.enclosing_function(s_.calls()[i].node)) calls_by_function_[owner->node.id()].push_back(i);
+  }
+
+  void add(const analyzer::python::Function& function, ModuleFacts& facts) {
+    std::vector<Node> stack{function.node};
+    std::unordered_set<const void*> seen{function.node.id()};
+    std::optional<ModuleFacts::Flush> flush;
+    std::vector<ProjectFunction> out;
+    while (!stack.empty()) {
+      Node def = stack.back();
+      stack.pop_back();
+      auto calls = calls_by_function_.find(def.id());
+      if (calls == calls_by_function_.end()) continue;
+      for (std::size_t i : calls->second) {
+        const Call& call = s_.calls()[i];
+        if (auto f = flush_by_call_.find(call.node.id()); f != flush_by_call_.end() && !flush) {
+          auto owner = s_.enclosing_function(call.node);
+          flush = ModuleFacts::Flush{place_of(s_, call.node), f->second, owner ? owner->name : function.name,
+                                     periodic_guard(s_, call.node)};
+        }
+        if (call.local_function) {
+          if (seen.insert(call.local_function.id()).second) stack.push_back(call.local_function);
+        } else if (call.qualified_name) {
+          if (auto target = resolve(*call.qualified_name);
+              target && std::find(out.begin(), out.end(), *target) == out.end())
+            out.push_back(std::move(*target));
+        }
+      }
+    }
+    if (flush) facts.flushes.emplace(function.name, std::move(*flush));
+    if (!out.empty()) facts.calls_out.emplace(function.name, std::move(out));
+  }
+
+  std::optional<ProjectFunction> resolve(const std::string& qualified) {
+    auto [it, fresh] = resolved_.try_emplace(qualified);
+    if (fresh) {
+      it->second = analyzer::python::project_function(qualified, path_, exists_);
+      if (it->second && it->second->file == path_) it->second.reset();
+    }
+    return it->second;
+  }
+
+ private:
+  const Script& s_;
+  std::string_view path_;
+  const analyzer::python::ProjectFileExists& exists_;
+  std::unordered_map<const void*, std::vector<std::size_t>> calls_by_function_;
+  std::unordered_map<const void*, std::string> flush_by_call_;
+  std::unordered_map<std::string, std::optional<ProjectFunction>> resolved_;
+};
+
+}  // namespace
+
+ModuleFacts module_facts(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists) {
+  ModuleFacts facts;
+  for (const auto& import : s.imports())
+    for (auto& file : analyzer::python::files_loaded(import, path, exists))
+      if (file != path && std::find(facts.dependencies.begin(), facts.dependencies.end(), file) == facts.dependencies.end())
+        facts.dependencies.push_back(std::move(file));
+  add_steps(s, path, exists, facts);
+  if (facts.dependencies.empty() && cache_flushes(s).empty()) return facts;  // no function leads to a flush
+  FunctionWalk walk(s, path, exists);
+  for (const auto& import : s.imports()) {
+    if (!import.top_level || import.from_module.empty()) continue;
+    for (const auto& name : import.names)
+      if (auto target = walk.resolve(name.qualified)) facts.reexports.emplace(name.local, std::move(*target));
+  }
+  if (!walk.leads_anywhere()) return facts;
+  walk.index_calls();
+  for (const auto& function : s.functions())
+    if (module_level(s, function.node)) walk.add(function, facts);
+  return facts;
+}
+
+}  // namespace oomlens::rules::source
