@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <cstring>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include "report/files.hpp"
 #include "report/log_file.hpp"
+#include "report/log_halves.hpp"
 
 namespace oomlens::report {
 
@@ -15,7 +17,6 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
     result.error = error.reason;
     return result;
   }
-  analyzer::LogAnalyzer analyzer;
   // Files are read, not mapped: a first pass over freshly mapped pages costs
   // page faults and TLB misses that made a mapped 256 MiB log twice as slow
   // as reading it (bench/README.md), and the copy lands in a buffer the
@@ -26,6 +27,26 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
   constexpr std::size_t kRead = 1 << 20;
   // ripgrep's test for a binary file: a NUL byte in its first 8 KiB.
   constexpr std::size_t kBinaryProbe = 8 * 1024;
+  if (file->regular()) {
+    if (skip_binary) {
+      char probe[kBinaryProbe];
+      const ssize_t got = ::pread(file->fd(), probe, sizeof probe, 0);
+      if (got > 0 && std::memchr(probe, '\0', static_cast<std::size_t>(got)) != nullptr) {
+        result.binary = true;
+        return result;
+      }
+    }
+    std::string halves_error;
+    if (auto log = read_log_in_halves(*file, cancelled, halves_error)) {
+      result.log = std::move(log);
+      return result;
+    }
+    if (!halves_error.empty()) {
+      result.error = halves_error;
+      return result;
+    }
+  }
+  analyzer::LogAnalyzer analyzer;
   std::size_t probed = 0;
   for (;;) {
     if (cancelled && cancelled->load(std::memory_order_relaxed)) {

@@ -50,6 +50,8 @@ Material traceback_material(std::string_view t) {
 void inherit_times(const Region& region, std::vector<OomEvent>& events) {
   constexpr std::size_t kMaxWalk = 600;       // lines of one process's traceback
   constexpr std::size_t kMaxExceptions = 4;   // a chain of exceptions, not a wall of them
+  // Most regions hold no OOM, or only OOMs that carry their own time.
+  if (std::none_of(events.begin(), events.end(), [](const OomEvent& e) { return !e.time_ms; })) return;
   std::unordered_map<std::uint64_t, std::size_t> first_of;  // line number -> its first Line
   for (std::size_t i = region.lines.size(); i-- > 0;) first_of[region.lines[i].number] = i;
   for (auto& e : events) {

@@ -11,6 +11,7 @@ std::string finding_cause(const LogFinding& f) {
   // Collateral failures tell which ranks died because of an OOM: keep each
   // rank's apart.
   if (f.kind == FindingKind::collateral && f.rank) key += fmt::format("rank{}|", *f.rank);
+  key.reserve(key.size() + f.detail.size());  // every finding of a long log passes here
   bool in_digits = false;
   for (char c : f.detail) {
     const bool digit = c >= '0' && c <= '9';

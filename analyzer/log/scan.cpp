@@ -191,9 +191,19 @@ class SampleModel {
         return bits;
       };
       // Position p is accepted at j when byte p + j is: shift down by j.
+      // any(w + 1), found for word w, is word w + 1's any(w) next time round.
+      std::uint64_t next = 0;
+      std::size_t next_word = kWords + 1;
       for (std::size_t w = 0; w < kWords; ++w) {
         if (all[w] == 0) continue;
-        all[w] &= j == 0 ? any(w) : (any(w) >> j) | (any(w + 1) << (64 - j));
+        const std::uint64_t here = next_word == w ? next : any(w);
+        if (j == 0) {
+          all[w] &= here;
+          continue;
+        }
+        next = any(w + 1);
+        next_word = w + 1;
+        all[w] &= (here >> j) | (next << (64 - j));
       }
     }
     std::size_t matches = 0;
@@ -257,15 +267,16 @@ class Planner {
     return s;
   }
 
+  // Only the nibbles a bucket holds are visited (a handful of the 256
+  // pairs), in ascending order as before: planning runs at every start of
+  // the program, and this sum was most of its cost.
   double nibble_rate(const BucketSets& s) const {
     double rate = 1;
     for (std::size_t j = 0; j < kWindow; ++j) {
       double share = 0;
-      for (int h = 0; h < 16; ++h) {
-        if (!(s.hi[j] >> h & 1)) continue;
-        for (int l = 0; l < 16; ++l) {
-          if (s.lo[j] >> l & 1) share += freq_[h][l];
-        }
+      for (unsigned his = s.hi[j]; his != 0; his &= his - 1) {
+        const auto h = static_cast<std::size_t>(std::countr_zero(his));
+        for (unsigned los = s.lo[j]; los != 0; los &= los - 1) share += freq_[h][static_cast<std::size_t>(std::countr_zero(los))];
       }
       rate *= share;
     }
@@ -303,16 +314,19 @@ class Planner {
   // there is one, or one whose fingerprints already resemble its own.
   void assign_buckets_greedily() {
     for (auto& c : choice_) c.bucket = -1;
+    std::array<double, kBuckets> cost{};  // of each bucket as filled so far
     for (std::size_t i = 0; i < lits_.size(); ++i) {
       double best = INFINITY;
       int best_bucket = 0;
+      std::array<double, kBuckets> joined{};
       for (int b = 0; b < kBuckets; ++b) {
-        const double before = bucket_cost(choice_, b);
         choice_[i].bucket = b;
-        const double added = bucket_cost(choice_, b) - before;
+        joined[b] = bucket_cost(choice_, b);
+        const double added = joined[b] - cost[b];
         if (added < best) best = added, best_bucket = b;
       }
       choice_[i].bucket = best_bucket;
+      cost[best_bucket] = joined[best_bucket];
     }
   }
 
@@ -325,19 +339,28 @@ class Planner {
     for (int pass = 0; pass < 3; ++pass) {
       bool moved = false;
       for (std::size_t i = 0; i < lits_.size(); ++i) {
+        // The cost of literal i's bucket without it is the same for every
+        // other bucket tried: computed once per place the literal is in.
+        double without_i = 0;
+        bool without_i_known = false;
         for (std::size_t o : windows_[i]) {
           for (int b = 0; b < kBuckets; ++b) {
             const Choice old = choice_[i];
             if (old.offset == o && old.bucket == b) continue;
             choice_[i] = Choice{o, b};
             const bool same = b == old.bucket;
-            const double left = bucket_cost(choice_, old.bucket);
+            if (!same && !without_i_known) {
+              without_i = bucket_cost(choice_, old.bucket);
+              without_i_known = true;
+            }
+            const double left = same ? bucket_cost(choice_, old.bucket) : without_i;
             const double joined = same ? 0 : bucket_cost(choice_, b);
             const double before = cost[old.bucket] + (same ? 0 : cost[b]);
             if (left + joined < before * (1 - 1e-9)) {
               cost[old.bucket] = left;
               if (!same) cost[b] = joined;
               moved = true;
+              without_i_known = false;
             } else {
               choice_[i] = old;
             }

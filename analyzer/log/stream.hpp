@@ -117,7 +117,10 @@ class LogStream {
   // from the anchor at `offset` (on line `line`) starts, and that line's number.
   std::pair<std::uint64_t, std::uint64_t> lookback_start(std::uint64_t offset, std::uint64_t line,
                                                          std::size_t back_lines, std::size_t back_bytes) const;
+  // Notes which bytes no region needs any more (or releases them, when borrowed).
   void trim();
+  // Moves the bytes after those down to the buffer's start.
+  void drop_unneeded();
   std::uint64_t line_end(std::uint64_t offset) const;
 
   const LiteralScanner& scanner_;
@@ -133,6 +136,7 @@ class LogStream {
   bool borrowed_ = false;
   ReleaseFn release_;
   std::uint64_t released_ = 0;
+  std::uint64_t droppable_until_ = 0;  // bytes before this offset are needed no more (owned buffer)
   std::uint64_t base_ = 0;     // absolute offset of buf_[0]
   std::uint64_t scanned_ = 0;  // absolute offset up to which bytes were scanned
   std::uint64_t newlines_before_scanned_ = 0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <map>
 #include <string_view>
 #include <vector>
 
@@ -30,29 +29,35 @@ std::vector<bool> whole_lines(const Region& region) {
 // lines reach. Two lines that happen to be equally long, far apart, are no
 // evidence. 0 when there is none.
 std::uint32_t wrap_width(const Region& region, const std::vector<bool>& whole, std::uint32_t Line::*width) {
-  struct Seen {
-    std::size_t count = 0;
-    bool in_a_row = false;
+  // Each line's width (only widths >= kMinWrapWidth) and whether the next
+  // line has it too, sorted widest first: a sort of one buffer per region
+  // instead of a tree node per width, for every region of a long log.
+  struct Width {
+    std::uint32_t width;
+    bool in_a_row;
   };
-  std::map<std::uint32_t, Seen> widths;  // only widths >= kMinWrapWidth
+  std::vector<Width> widths;
+  widths.reserve(region.lines.size());
   for (std::size_t i = 0; i < region.lines.size(); ++i) {
     const std::uint32_t w = region.lines[i].*width;
     if (!whole[i] || w < kMinWrapWidth) continue;
-    Seen& seen = widths[w];
-    ++seen.count;
-    seen.in_a_row = seen.in_a_row || (i + 1 < region.lines.size() && whole[i + 1] && region.lines[i + 1].*width == w &&
-                                      region.lines[i + 1].number == region.lines[i].number + 1);
+    widths.push_back({w, i + 1 < region.lines.size() && whole[i + 1] && region.lines[i + 1].*width == w &&
+                             region.lines[i + 1].number == region.lines[i].number + 1});
   }
+  std::sort(widths.begin(), widths.end(), [](const Width& a, const Width& b) { return a.width > b.width; });
   std::uint32_t best = 0;
   std::size_t best_count = 0, wider = 0;
-  for (auto it = widths.rbegin(); it != widths.rend(); ++it) {  // widest first
-    const auto& [w, seen] = *it;
+  for (std::size_t k = 0; k < widths.size();) {
+    const std::uint32_t w = widths[k].width;
+    std::size_t count = 0;
+    bool in_a_row = false;
+    for (; k < widths.size() && widths[k].width == w; ++k, ++count) in_a_row = in_a_row || widths[k].in_a_row;
     const bool common = w == 80 || w == 100 || w == 120 || w == 132 || w == 160;
-    if ((seen.count >= (common ? 2u : 3u) || seen.in_a_row) && seen.count > wider && seen.count > best_count) {
+    if ((count >= (common ? 2u : 3u) || in_a_row) && count > wider && count > best_count) {
       best = w;
-      best_count = seen.count;
+      best_count = count;
     }
-    wider += seen.count;
+    wider += count;
   }
   return best;
 }

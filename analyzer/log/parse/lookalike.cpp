@@ -124,7 +124,10 @@ std::optional<Found> dataloader_killed(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<Found> host_oom_kill(std::string_view text) {
+// `words` is `text` folded: each pattern runs only on a line that holds the
+// words it cannot match without (a dmesg epilogue is mostly lines of one
+// pattern, and the others would each walk the whole line for nothing).
+std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& words) {
   // Kernel: "Out of memory: Killed process 4242 (python) total-vm:...kB, anon-rss:...kB, ..."
   // (older: "Kill process ... or sacrifice child"; cgroups: "Memory cgroup out of memory: ...").
   static const RE2 kernel(R"((?:Out of memory|out of memory): Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
@@ -138,7 +141,8 @@ std::optional<Found> host_oom_kill(std::string_view text) {
   static const RE2 bash(R"(^\s*(?:Killed|.*: line \d+:\s+(\d+) Killed\b.*|\[\d+\][+-]?\s+Killed\b.*|srun: error: .*: tasks? [\d,-]+: Killed)\s*$)",
                         RE2::Latin1);
   StringPiece pid, name;
-  if (RE2::PartialMatch(text, kernel, &pid, &name) || RE2::PartialMatch(text, killed_process, &pid, &name)) {
+  if ((words.has("out of memory: kill") && RE2::PartialMatch(text, kernel, &pid, &name)) ||
+      (words.has("killed process") && RE2::PartialMatch(text, killed_process, &pid, &name))) {
     Found f{FindingKind::host_oom_kill,
             fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory", view(pid), view(name)),
             std::nullopt};
@@ -150,17 +154,17 @@ std::optional<Found> host_oom_kill(std::string_view text) {
     return f;
   }
   StringPiece task;
-  if (RE2::PartialMatch(text, oom_kill, &task, &pid))
+  if (words.has_any({"oom-kill", "oom_kill_process"}) && RE2::PartialMatch(text, oom_kill, &task, &pid))
     return Found{FindingKind::host_oom_kill,
                  pid.empty() ? std::string("the kernel's OOM killer ran: host RAM, not GPU memory")
                              : fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory",
                                            view(pid), view(task)),
                  std::nullopt};
-  if (RE2::PartialMatch(text, k8s))
+  if (words.has("oomkilled") && RE2::PartialMatch(text, k8s))
     return Found{FindingKind::host_oom_kill,
                  "Kubernetes OOMKilled: the container exceeded its memory limit (host RAM, not GPU memory)",
                  std::nullopt};
-  if (RE2::PartialMatch(text, bash, &pid))
+  if (words.has("killed") && RE2::PartialMatch(text, bash, &pid))
     return Found{FindingKind::host_oom_kill,
                  "the process was killed with SIGKILL (\"Killed\"), most often by the host's OOM killer", std::nullopt};
   return std::nullopt;
@@ -182,7 +186,7 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   if (!found && words.has_any({"defaultcpuallocator", "unable to allocate", "bad_alloc", "cannot allocate memory",
                                "memoryerror"}))
     found = cpu_alloc_failure(text);
-  if (!found && words.has("kill")) found = host_oom_kill(text);
+  if (!found && words.has("kill")) found = host_oom_kill(text, words);
   if (!found && words.has_any({"memory", "ram", "pinned", "hostalloc", "mallochost", "hostmalloc"}))
     found = host_memory_oom(text);
   // A traceback shows the source line that raised ("raise RuntimeError(f\"DataLoader

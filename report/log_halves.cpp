@@ -1,0 +1,175 @@
+#include "report/log_halves.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <future>
+#include <vector>
+
+#include "analyzer/log/scan.hpp"
+#include "analyzer/log/segmented_log.hpp"
+
+namespace oomlens::report {
+namespace {
+
+using analyzer::SegmentedLog;
+
+// The language server's margin and threshold: a half reads this far past
+// the cut, and below eight margins a second thread costs more than it saves.
+constexpr std::uint64_t kMargin = SegmentedLog::kMarginBytes;
+constexpr std::uint64_t kHalvesFrom = 8 * kMargin;
+// As the one-pass reader: large enough to amortise the system call, small
+// enough to stay in cache for the scan that follows.
+constexpr std::size_t kRead = 1 << 20;
+// How far from the middle a line start is looked for, and a margin's edge
+// moved to one; a log whose lines are longer is read in one pass.
+constexpr std::size_t kLineSearch = 1 << 20;
+
+// pread(2), again after a signal: the bytes read (0 at the end), or -1.
+ssize_t read_at(int fd, char* into, std::size_t n, std::uint64_t offset) {
+  for (;;) {
+    const ssize_t got = ::pread(fd, into, n, static_cast<off_t>(offset));
+    if (got >= 0 || errno != EINTR) return got;
+  }
+}
+
+// The first line start at or after `at` within kLineSearch bytes, if any.
+std::optional<std::uint64_t> line_start_after(int fd, std::uint64_t at) {
+  std::vector<char> block(kLineSearch + 1);
+  const std::uint64_t from = at - 1;  // a '\n' right before `at` makes `at` a line start
+  const ssize_t got = read_at(fd, block.data(), block.size(), from);
+  if (got <= 0) return std::nullopt;
+  const void* nl = std::memchr(block.data(), '\n', static_cast<std::size_t>(got));
+  if (!nl) return std::nullopt;
+  return from + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
+}
+
+// The last line start at or before `at`, looking back at most kLineSearch
+// bytes; `at` itself when none is that near (the bytes before a half's cut
+// are its margin, whose results are dropped: only their count of lines matters).
+std::uint64_t line_start_before(int fd, std::uint64_t at) {
+  const std::uint64_t from = at > kLineSearch ? at - kLineSearch : 0;
+  std::vector<char> block(static_cast<std::size_t>(at - from));
+  const ssize_t got = read_at(fd, block.data(), block.size(), from);
+  if (got <= 0) return at;
+  const void* nl = memrchr(block.data(), '\n', static_cast<std::size_t>(got));
+  if (!nl) return from == 0 ? 0 : at;
+  return from + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
+}
+
+// One half: the bytes from `begin` on, up to the first line start after
+// `until` (to the end of the file when there is none), through an analyzer
+// whose segments start at `segment_starts` (offsets from `begin`).
+struct Half {
+  std::uint64_t begin = 0;
+  std::uint64_t until = UINT64_MAX;
+  std::uint64_t count_from = 0, count_to = 0;  // '\n' in [count_from, count_to) are counted
+  std::vector<std::uint64_t> segment_starts;
+
+  // What it read.
+  std::vector<analyzer::ParsedSegment> segments;
+  std::uint64_t end = 0;       // offset after the last byte read
+  std::uint64_t newlines = 0;  // in the whole half
+  std::uint64_t counted = 0;   // in [count_from, count_to)
+  bool ends_in_newline = true;
+  std::string error;
+
+  void read(int fd, const std::atomic<bool>* cancelled, const std::atomic<bool>& stop) {
+    analyzer::AnalyzerOptions options;
+    options.segment_starts = segment_starts;
+    // Each half parses on its own thread: the two halves already keep two
+    // cores busy, and a parse worker per half spent more CPU on handing
+    // regions over than it saved.
+    options.parse_beside_from = UINT64_MAX;
+    analyzer::LogAnalyzer analyzer(options);
+    std::uint64_t at = begin;
+    for (bool done = false; !done;) {
+      if ((cancelled && cancelled->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed)) {
+        error = "cancelled";
+        return;
+      }
+      auto span = analyzer.prepare(kRead);
+      const ssize_t got = read_at(fd, span.data(), span.size(), at);
+      if (got < 0) {
+        error = std::strerror(errno);
+        return;
+      }
+      if (got == 0) break;
+      auto n = static_cast<std::size_t>(got);
+      if (at + n > until) {
+        // Stop after the first '\n' at or after `until`.
+        const std::size_t from = at >= until ? 0 : static_cast<std::size_t>(until - at);
+        if (const void* nl = std::memchr(span.data() + from, '\n', n - from)) {
+          n = static_cast<std::size_t>(static_cast<const char*>(nl) - span.data()) + 1;
+          done = true;
+        }
+      }
+      const std::uint64_t lo = std::max(at, count_from), hi = std::min(at + n, count_to);
+      if (lo < hi) counted += analyzer::count_newlines(std::string_view(span.data() + (lo - at), hi - lo));
+      ends_in_newline = span[n - 1] == '\n';
+      analyzer.commit(n);
+      at += n;
+    }
+    std::uint64_t lines = 0;
+    segments = analyzer.finish_segments(nullptr, &lines);
+    end = at;
+    newlines = lines - (ends_in_newline ? 0 : 1);
+  }
+};
+
+}  // namespace
+
+std::optional<analyzer::ParsedLog> read_log_in_halves(const OpenFile& file, const std::atomic<bool>* cancelled,
+                                                      std::string& error) {
+  error.clear();
+  if (!file.regular() || file.size() < kHalvesFrom) return std::nullopt;
+  const int fd = file.fd();
+  const auto cut = line_start_after(fd, file.size() / 2);
+  if (!cut || *cut >= file.size()) return std::nullopt;
+
+  Half first;
+  first.begin = 0;
+  first.until = *cut + kMargin;
+  first.segment_starts = {0, *cut};
+  first.count_from = *cut;
+  first.count_to = UINT64_MAX;
+
+  Half second;
+  second.begin = line_start_before(fd, *cut - kMargin);
+  second.count_from = second.begin;
+  second.count_to = *cut;
+  second.segment_starts = {0, *cut - second.begin};
+
+  std::atomic<bool> stop{false};
+  auto later = std::async(std::launch::async, [&] { second.read(fd, cancelled, stop); });
+  first.read(fd, cancelled, stop);
+  if (!first.error.empty()) stop = true;
+  later.get();
+  if (!first.error.empty() || !second.error.empty()) {
+    error = !first.error.empty() ? first.error : second.error;
+    return std::nullopt;
+  }
+
+  // The second half's numbers start at the line its first byte is on.
+  const std::uint64_t before_cut = first.newlines - first.counted;  // '\n' in [0, cut)
+  const std::uint64_t before_second = before_cut - second.counted;   // '\n' in [0, second.begin)
+  std::vector<analyzer::ParsedSegment> kept;
+  kept.push_back(std::move(first.segments.front()));
+  if (second.end > second.begin) {
+    analyzer::ParsedSegment tail = std::move(second.segments.back());
+    analyzer::shift(tail, static_cast<std::int64_t>(second.begin), static_cast<std::int64_t>(before_second));
+    kept.push_back(std::move(tail));
+  }
+  // A file that shrank while read ends where the first half stopped.
+  const bool second_read = second.end > second.begin;
+  const std::uint64_t bytes = second_read ? second.end : first.end;
+  const Half& last = second_read ? second : first;
+  // A last line without '\n' counts, as LogStream::lines_seen counts it.
+  const std::uint64_t lines = (second_read ? before_second : 0) + last.newlines + (last.ends_in_newline ? 0 : 1);
+  return analyzer::merge_segments(std::move(kept), bytes, lines);
+}
+
+}  // namespace oomlens::report
