@@ -84,6 +84,10 @@ std::optional<ConfigFileKind> config_file_kind(std::string_view path) {
     return ConfigFileKind::dockerfile;
   if (name.ends_with(".yaml") || name.ends_with(".yml")) return ConfigFileKind::yaml;
   if (name.ends_with(".env")) return ConfigFileKind::dotenv;  // .env, train.env
+  // DeepSpeed's multi-node launcher exports every NAME=VALUE line of
+  // .deepspeed_env (in the working directory or the home directory, or the
+  // file DS_ENV_FILE names) to each node; the launcher reads no other settings file.
+  if (name == ".deepspeed_env") return ConfigFileKind::dotenv;
   if (name == "launch.json" && name.size() < path.size()) {
     std::string_view dir = path.substr(0, path.size() - name.size() - 1);
     if (file_name(dir) == ".vscode") return ConfigFileKind::launch_json;

@@ -85,7 +85,7 @@ done
 # The files that set the allocator (config/NAME: Dockerfiles, SLURM scripts,
 # YAML...), with config/NAME.lint.txt beside them.
 cd ../config || exit 2
-for expected in *.lint.txt; do
+for expected in *.lint.txt .*.lint.txt; do
   [ -e "$expected" ] || continue
   check_lint_golden "${expected%.lint.txt}" "$expected" "config/${expected%.lint.txt}"
 done

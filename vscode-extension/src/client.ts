@@ -26,7 +26,7 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   // Files that set PYTORCH_CUDA_ALLOC_CONF for a run: the server checks the
   // value (OOM303) and offers the set-allocator action there too.
   { scheme: "file", language: "shellscript" },
-  { scheme: "file", pattern: "**/{.env,*.env}" },
+  { scheme: "file", pattern: "**/{.env,*.env,.deepspeed_env}" },
   { scheme: "file", pattern: "**/.vscode/launch.json" },
   // SLURM batch scripts, Dockerfiles, Kubernetes / Compose YAML: the server
   // reads their allocator settings too.
