@@ -29,6 +29,10 @@ struct Line {
   // line a terminal hard-wrapped is joined back into one (analyzer/log/unwrap.hpp).
   // 0 means `number`.
   std::uint64_t end_number = 0;
+  // The text starts after a bare '\r' of its raw line (a progress bar's
+  // redraw with a message written over it), or inside a huge line: what a
+  // terminal drew over a line, never the continuation of a wrapped one.
+  bool redrawn = false;
 
   std::uint64_t last_number() const { return end_number ? end_number : number; }
 };

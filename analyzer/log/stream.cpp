@@ -282,6 +282,7 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
     LinePrefix prefix = read_prefix(raw);
     Line line{number, line_start, std::string(raw.substr(prefix.length)), prefix.rank, prefix.time_ms,
               display_columns(raw), static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX))};
+    line.redrawn = a != line_start;
     bool anchored = false;
     std::uint64_t mask = 0;
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {

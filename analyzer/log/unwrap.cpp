@@ -12,9 +12,12 @@ namespace {
 constexpr std::uint32_t kMinWrapWidth = 40;
 
 // Whether each line is all of its physical line ('\r' redraws split one
-// physical line into several Lines with the same number).
+// physical line into several Lines with the same number; a redraw whose
+// first segment was empty leaves one Line, marked redrawn).
 std::vector<bool> whole_lines(const Region& region) {
   std::vector<bool> whole(region.lines.size(), true);
+  for (std::size_t i = 0; i < region.lines.size(); ++i)
+    if (region.lines[i].redrawn) whole[i] = false;
   for (std::size_t i = 1; i < region.lines.size(); ++i)
     if (region.lines[i].number == region.lines[i - 1].number) whole[i] = whole[i - 1] = false;
   return whole;

@@ -3,6 +3,7 @@
 // message gives the same diagnosis as the unwrapped message.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "analyzer/log/analyzer.hpp"
@@ -137,4 +138,29 @@ TEST_CASE("a wrap stops at a line that starts a record of its own, and anchors f
   CHECK(r.lines[3].text == "RuntimeError: boom");
   CHECK(r.anchors == std::vector<std::size_t>{0, 3});
   CHECK(r.anchor_literals == std::vector<std::uint64_t>{1, 2});
+}
+
+TEST_CASE("a message written over a progress bar's redraw is never the rest of an equally long line above") {
+  // Three OOM messages of one length read like lines a terminal wrapped at
+  // that width; the fourth starts with '\r' (a progress bar redrawn, the
+  // message printed after it with no newline between) and is a message of
+  // its own, on its own line.
+  std::string log;
+  for (const char* gpu : {"GPU 1", "GPU 2", "GPU 3"})
+    log += std::string("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 466.00 MiB. ") + gpu +
+           " has a total capacity of 79.15 GiB of which 233.00 MiB is free. Including non-PyTorch memory, this "
+           "process has 78.90 GiB memory in use. Of the allocated memory 78.23 GiB is allocated by PyTorch, and "
+           "92.16 MiB is reserved by PyTorch but unallocated.\n";
+  log += "\r 98%|#########9| 55694/56276 [4:24:32<02:45,  3.64it/s]torch.OutOfMemoryError: CUDA out of memory. Tried "
+         "to allocate 980.00 MiB. GPU 5 has a total capacity of 79.15 GiB of which 174.08 MiB is free. Including "
+         "non-PyTorch memory, this process has 78.95 GiB memory in use. Of the allocated memory 77.95 GiB is "
+         "allocated by PyTorch, and 368.64 MiB is reserved by PyTorch but unallocated.\n";
+  const Analysis a = analyze_text(log);
+  std::vector<std::uint64_t> lines;
+  for (const auto& inc : a.incidents) {
+    lines.push_back(inc.primary.line);
+    for (const auto& e : inc.echoes) lines.push_back(e.line);
+  }
+  std::sort(lines.begin(), lines.end());
+  CHECK(lines == std::vector<std::uint64_t>{1, 2, 3, 4});
 }
