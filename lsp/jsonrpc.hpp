@@ -32,6 +32,7 @@ enum ErrorCode : int {
   ServerNotInitialized = -32002,
   RequestCancelled = -32800,
   ContentModified = -32801,
+  ServerCancelled = -32802,
   RequestFailed = -32803,
 };
 

@@ -1,7 +1,8 @@
 // The analyses of documents: every version is analysed off the protocol
 // thread, one at a time per document; a newer version cancels the older
-// analysis and the requests that waited for it get ContentModified (after a
-// settings change, the same text's new analysis answers them).
+// analysis and the requests that waited for it are answered as superseded
+// (a pull: ServerCancelled with retriggerRequest; others: ContentModified);
+// after a settings change, the same text's new analysis answers them.
 #include <utility>
 
 #include <fmt/format.h>
@@ -21,7 +22,7 @@ void Server::schedule_analysis(const DocumentSnapshot& doc) {
   // no diagnostics at all, and the newer analysis is the better answer.
   const bool same_text = slot.version == doc->version && slot.serial != 0;
   if (!same_text) {
-    for (auto& [p, then] : slot.waiting) reply_error(p, ContentModified, "the document changed");
+    for (auto& [p, then] : slot.waiting) reply_superseded(p);
     slot.waiting.clear();
   }
   slot.version = doc->version;

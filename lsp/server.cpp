@@ -166,6 +166,17 @@ void Server::reply_error(const PendingPtr& p, int code, std::string_view message
   io_.send(make_error(p->id, code, message));
 }
 
+void Server::reply_superseded(const PendingPtr& p) {
+  if (p->answered) return;
+  if (p->method != "textDocument/diagnostic") {
+    reply_error(p, ContentModified, "the document changed");
+    return;
+  }
+  p->answered = true;
+  pending_.erase(p->id.dump());
+  io_.send(make_error(p->id, ServerCancelled, "the document changed: pull again", json{{"retriggerRequest", true}}));
+}
+
 void Server::send_request(std::string_view method, json params, std::function<void(const Response&)> on_reply) {
   json id = fmt::format("oomlens-{}", next_outgoing_id_++);
   outgoing_[id.dump()] = std::move(on_reply);

@@ -66,6 +66,12 @@ class Server {
   void on_response(const Response& r);
   void reply(const PendingPtr& p, nlohmann::json result);
   void reply_error(const PendingPtr& p, int code, std::string_view message);
+  // A request whose document changed before it could be answered. A
+  // diagnostic pull gets ServerCancelled with retriggerRequest (LSP 3.17's
+  // DiagnosticServerCancellationData): the client pulls again, for the new
+  // version, where ContentModified would leave it with an empty list. Any
+  // other request gets ContentModified.
+  void reply_superseded(const PendingPtr& p);
   void send_request(std::string_view method, nlohmann::json params, std::function<void(const Response&)> on_reply);
   void notify(std::string_view method, nlohmann::json params);
 
@@ -87,7 +93,7 @@ class Server {
   void schedule_analysis(const DocumentSnapshot& doc);
   void on_analysis_done(const std::shared_ptr<const DocumentAnalysis>& analysis);
   // Runs `then` with the analysis of the document's current version, once
-  // it is ready; answers the request -32801 when a newer version supersedes
+  // it is ready; answers the request as superseded when a newer version replaces
   // it, and does nothing once the request has been answered (cancelled).
   void with_analysis(const PendingPtr& p, const std::string& uri,
                      std::function<void(const DocumentAnalysis&)> then);
