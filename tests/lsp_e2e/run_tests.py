@@ -981,9 +981,12 @@ def progress_for_a_large_document(ctx: Ctx):
     s = ctx.started(pull=False, progress=True)
     uri = "file:///tmp/oomlens-e2e/progress.log"
     # Slow text first (so the client's answer to create arrives while the
-    # analysis runs), then plain lines up to 17 MB: reports come every 16 MiB.
-    text = slow_text(1.5)
-    text += CLEAN_LINE * ((17_000_000 - len(text)) // len(CLEAN_LINE)) + ctx.oom_line() + "\n"
+    # analysis runs), then plain lines up to 50 MB: reports come every 16 MiB,
+    # and start once the client has answered. Look-alike lines cost little
+    # now, so a few megabytes of them are not enough margin on a loaded
+    # machine: three report points leave a late answer room.
+    text = slow_text(4)
+    text += CLEAN_LINE * ((50_000_000 - len(text)) // len(CLEAN_LINE)) + ctx.oom_line() + "\n"
     m = s.mark()
     open_doc(s, uri, text)
     diags = pushed(s, uri, m, timeout=30)
