@@ -379,8 +379,9 @@ void LogStream::trim() {
 
 void LogStream::drop_unneeded() {
   const std::size_t drop = droppable_until_ > base_ ? static_cast<std::size_t>(droppable_until_ - base_) : 0;
-  // Only when that frees a good share (else the buffer grows): amortised O(1) per byte.
-  if (drop < kUsualRead && drop < size_ / 2) return;
+  // Only when that frees a good share (else the buffer grows): amortised O(1)
+  // per byte. Nothing to drop (the first read, before any buffer) is no move.
+  if (drop == 0 || (drop < kUsualRead && drop < size_ / 2)) return;
   std::memmove(owned_.get(), owned_.get() + drop, size_ - drop);
   size_ -= drop;
   base_ += drop;
