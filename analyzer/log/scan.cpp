@@ -163,32 +163,47 @@ struct BucketSets {
   int members = 0;
 };
 
-// kOrdinaryLog as one bitset per byte value (where that byte occurs), so that
+// kOrdinaryLog as one bitset per byte value and per nibble (where each occurs), so that
 // the positions a bucket accepts are a few ORs, shifts and ANDs of bitsets.
 class SampleModel {
  public:
   SampleModel() {
     for (std::size_t p = 0; p < kOrdinaryLog.size(); ++p) {
       const auto c = static_cast<unsigned char>(kOrdinaryLog[p]) & 0x7F;
-      at_[c][p / 64] |= std::uint64_t{1} << (p % 64);
+      const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+      at_[c][p / 64] |= bit;
+      at_low_[c & 15][p / 64] |= bit;
+      at_high_[filter_fold(c) >> 4][p / 64] |= bit;
     }
   }
 
   // Share of sample positions where every window byte is in the bucket's sets.
   // Words of positions already ruled out are skipped: after two window
   // positions few remain, which keeps planning to a few milliseconds.
-  double rate(const BucketSets& s) const {
+  // `nibbles`: a byte is in a set when its nibbles are (what the AVX2 tables
+  // let through), else when it is itself.
+  double rate(const BucketSets& s, bool nibbles) const {
     Bits all;
     all.fill(~std::uint64_t{0});
     for (std::size_t j = 0; j < kWindow; ++j) {
+      // Bytes of the set (exact), or low nibbles then high nibbles.
       std::array<const Bits*, 128> rows;
-      std::size_t n = 0;
-      for (std::size_t c = s.exact[j]._Find_first(); c < 128; c = s.exact[j]._Find_next(c)) rows[n++] = &at_[c];
+      std::size_t n = 0, n_low = 0;
+      if (nibbles) {
+        for (unsigned l = s.lo[j]; l != 0; l &= l - 1) rows[n++] = &at_low_[static_cast<std::size_t>(std::countr_zero(l))];
+        n_low = n;
+        for (unsigned h = s.hi[j]; h != 0; h &= h - 1) rows[n++] = &at_high_[static_cast<std::size_t>(std::countr_zero(h))];
+      } else {
+        for (std::size_t c = s.exact[j]._Find_first(); c < 128; c = s.exact[j]._Find_next(c)) rows[n++] = &at_[c];
+        n_low = n;
+      }
       auto any = [&](std::size_t w) {
-        std::uint64_t bits = 0;
-        if (w >= kWords) return bits;
-        for (std::size_t k = 0; k < n; ++k) bits |= (*rows[k])[w];
-        return bits;
+        if (w >= kWords) return std::uint64_t{0};
+        std::uint64_t bits = 0, high = 0;
+        for (std::size_t k = 0; k < n_low; ++k) bits |= (*rows[k])[w];
+        if (n_low == n) return bits;
+        for (std::size_t k = n_low; k < n; ++k) high |= (*rows[k])[w];
+        return bits & high;
       };
       // Position p is accepted at j when byte p + j is: shift down by j.
       // any(w + 1), found for word w, is word w + 1's any(w) next time round.
@@ -215,6 +230,7 @@ class SampleModel {
   static constexpr std::size_t kWords = (kOrdinaryLog.size() + 63) / 64;
   using Bits = std::array<std::uint64_t, kWords>;
   std::array<Bits, 128> at_{};
+  std::array<Bits, 16> at_low_{}, at_high_{};  // by low nibble, by folded high nibble
 };
 
 // A window inside one word of letters ("orch", "lloc", "shar") is likelier in
@@ -236,8 +252,13 @@ constexpr double kInsideWordPenalty = 30;
 // small local search over (window, bucket) per literal.
 class Planner {
  public:
-  explicit Planner(const std::vector<std::string>& folded)
-      : lits_(folded), freq_(nibble_frequencies()), choice_(folded.size()) {}
+  // `nibble_filter`: the scan will run on the AVX2 nibble tables, which let
+  // through every mix of a bucket's nibbles. Planning against what they
+  // accept keeps a word that only mixes those nibbles ("loss=" against
+  // "oom_s") from becoming a candidate on every progress bar; the exact
+  // classes of AVX-512 and the scalar path are planned against exactly.
+  Planner(const std::vector<std::string>& folded, bool nibble_filter)
+      : lits_(folded), nibble_filter_(nibble_filter), freq_(nibble_frequencies()), choice_(folded.size()) {}
 
 
   std::vector<Choice> plan() {
@@ -290,7 +311,7 @@ class Planner {
     double penalty = 1;
     const BucketSets s = sets_of(choice, b, &penalty);
     if (s.members == 0) return 0;
-    return (sample_.rate(s) + nibble_rate(s) * penalty) * (3 + s.members);
+    return (sample_.rate(s, nibble_filter_) + nibble_rate(s) * penalty) * (3 + s.members);
   }
 
   // Each literal alone in bucket 0: its own rarest window; the others are
@@ -373,6 +394,7 @@ class Planner {
 
   static constexpr std::size_t kWindowsTried = 2;
   const std::vector<std::string>& lits_;
+  bool nibble_filter_;
   NibbleFrequencies freq_;
   SampleModel sample_;
   std::vector<Choice> choice_;
@@ -384,9 +406,10 @@ class Planner {
 
 class Teddy {
  public:
-  explicit Teddy(const std::vector<std::string>& literals) {
+  // `nibble_filter`: the scan will mostly run on the AVX2 tables (see Planner).
+  Teddy(const std::vector<std::string>& literals, bool nibble_filter) {
     for (const std::string& lit : literals) add_literal(lit);
-    const std::vector<Choice> plan = Planner(folded_).plan();
+    const std::vector<Choice> plan = Planner(folded_, nibble_filter).plan();
     fill_tables(plan);
     fill_buckets(plan);
   }
@@ -631,6 +654,20 @@ OOMLENS_TARGET_AVX2 std::size_t scan_avx2(const Teddy& t, const std::uint8_t* bu
   return newlines + scan_scalar(t, buf, n, p, newlines, hits);
 }
 
+// The filter alone (LiteralScanner::candidates): window starts it passes,
+// 32 at a time; returns where the scalar tail takes over.
+OOMLENS_TARGET_AVX2 std::size_t avx2_candidate_count(const Teddy& t, const std::uint8_t* buf, std::size_t n,
+                                                    std::size_t& count) {
+  const Avx2Tables tables = avx2_tables(t);
+  std::size_t p = 0;
+  for (; n - p >= 32 + kWindow - 1; p += 32) {
+    const __m256i m = avx2_candidates(buf + p, tables);
+    const __m256i none = _mm256_cmpeq_epi8(m, _mm256_setzero_si256());
+    count += static_cast<std::size_t>(std::popcount(~static_cast<std::uint32_t>(_mm256_movemask_epi8(none))));
+  }
+  return p;
+}
+
 // Byte counters in 4 registers (cmpeq gives -1 per newline), summed with
 // psadbw before any can pass 255.
 OOMLENS_TARGET_AVX2 std::size_t count_newlines_avx2(const std::uint8_t* p, std::size_t n) {
@@ -744,6 +781,17 @@ OOMLENS_TARGET_AVX512 std::size_t scan_avx512(const Teddy& t, const std::uint8_t
   return newlines + scan_scalar(t, buf, n, p, newlines, hits);
 }
 
+OOMLENS_TARGET_AVX512 std::size_t avx512_candidate_count(const Teddy& t, const std::uint8_t* buf,
+                                                        std::size_t n, std::size_t& count) {
+  const Avx512Tables tables = avx512_tables(t);
+  std::size_t p = 0;
+  for (; n - p >= 64 + kWindow - 1; p += 64) {
+    const __m512i m = avx512_candidates(buf + p, tables);
+    count += static_cast<std::size_t>(std::popcount(_mm512_test_epi8_mask(m, m)));
+  }
+  return p;
+}
+
 #endif  // OOMLENS_SCAN_X86
 
 // ---------------------------------------------------------------------------
@@ -805,14 +853,39 @@ void order_hits(std::vector<ScanHit>& hits, std::size_t first) {
 }  // namespace
 
 struct LiteralScanner::Tables {
-  explicit Tables(const std::vector<std::string>& literals) : teddy(literals) {}
+  Tables(const std::vector<std::string>& literals, ScanPath planned_for)
+      : teddy(literals, resolve(planned_for) == ScanPath::avx2) {}
   Teddy teddy;
 };
 
 LiteralScanner::LiteralScanner(std::vector<std::string> literals)
+    : LiteralScanner(std::move(literals), ScanPath::best) {}
+
+LiteralScanner::LiteralScanner(std::vector<std::string> literals, ScanPath planned_for)
     : literals_(std::move(literals)) {
   for (const std::string& lit : literals_) longest_ = std::max(longest_, lit.size());
-  tables_ = new Tables(literals_);
+  tables_ = new Tables(literals_, planned_for);
+}
+
+std::size_t LiteralScanner::candidates(std::string_view buf, ScanPath path) const {
+  const Teddy& t = tables_->teddy;
+  if (t.empty()) return 0;
+  const std::uint8_t* b = bytes(buf);
+  const std::size_t n = buf.size();
+  std::size_t count = 0, p = 0;
+  switch (resolve(path)) {
+#if defined(OOMLENS_SCAN_X86)
+    case ScanPath::avx2: p = avx2_candidate_count(t, b, n, count); break;
+    case ScanPath::avx512: p = avx512_candidate_count(t, b, n, count); break;
+#endif
+    default: break;
+  }
+  for (; p + kWindow <= n; ++p) {
+    unsigned m = t.byte_class[0][b[p]];
+    for (std::size_t j = 1; j < kWindow && m != 0; ++j) m &= t.byte_class[j][b[p + j]];
+    count += m != 0;
+  }
+  return count;
 }
 
 LiteralScanner::~LiteralScanner() { delete tables_; }

@@ -39,6 +39,10 @@ class LiteralScanner {
   // Literals are ASCII, at least 5 bytes, matched case-insensitively (only
   // A-Z/a-z fold). Throws std::invalid_argument for any other literal.
   explicit LiteralScanner(std::vector<std::string> literals);
+  // Fingerprints planned for the filter of one path (the default plans for
+  // the path `best` runs). Any plan finds the same hits on every path; it
+  // only decides how often the filter hands a window to the exact check.
+  LiteralScanner(std::vector<std::string> literals, detail::ScanPath planned_for);
   ~LiteralScanner();
   LiteralScanner(const LiteralScanner&) = delete;
   LiteralScanner& operator=(const LiteralScanner&) = delete;
@@ -51,6 +55,10 @@ class LiteralScanner {
   // The same, on one particular implementation (tests, benchmarks).
   std::size_t scan(std::string_view buf, std::vector<ScanHit>& hits,
                    detail::ScanPath path) const;
+
+  // How many window starts of `buf` the filter of `path` passes to the exact
+  // check (true hits included): what the fingerprint plan costs on a text.
+  std::size_t candidates(std::string_view buf, detail::ScanPath path) const;
 
   const std::vector<std::string>& literals() const { return literals_; }
   std::size_t longest() const { return longest_; }
