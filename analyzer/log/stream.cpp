@@ -10,6 +10,11 @@
 namespace oomlens::analyzer {
 namespace {
 
+// An anchor's bit in its line's mask of literals (Region::anchor_literals).
+std::uint64_t literal_bits(std::uint32_t literal, const Reach& reach) {
+  return reach.may_state_oom && literal < 64 ? std::uint64_t{1} << literal : 0;
+}
+
 const char* find_last(const char* p, std::size_t n, char c) {
   return static_cast<const char*>(memrchr(p, c, n));
 }
@@ -184,7 +189,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
     if (le - open_->start <= limits_.max_region_bytes) {
       if (open_->anchors.empty() || open_->anchors.back() != offset) {
         open_->anchors.push_back(offset);
-        open_->literals.push_back(literal);
+        open_->literal_bits.push_back(literal_bits(literal, *reach));
       }
       if (le > open_->last_anchor_end) {
         open_->last_anchor_end = le;
@@ -212,7 +217,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
   open_->first_anchor = offset;
   open_->first_anchor_line = line;
   open_->anchors.push_back(offset);
-  open_->literals.push_back(literal);
+  open_->literal_bits.push_back(literal_bits(literal, *reach));
   open_->last_anchor_end = le;
   open_->last_anchor_line = line;
   open_->until_line = line + reach->lookahead_lines;
@@ -288,8 +293,7 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
     while (next_anchor < anchors.size() && anchors[next_anchor] < b) {
       if (anchors[next_anchor] >= a) {
         anchored = true;
-        std::uint32_t literal = region_bytes.literals[next_anchor];
-        mask |= literal < 64 ? std::uint64_t{1} << literal : 0;
+        mask |= region_bytes.literal_bits[next_anchor];
       }
       ++next_anchor;
     }

@@ -31,6 +31,11 @@ struct Reach {
   // Lines after the anchor's line that its parser may read (wrapped and
   // multi-line messages, summaries, dumps, what follows a message).
   std::uint32_t lookahead_lines = 200;
+  // False: the piece is a form of its literal that never states a GPU
+  // out-of-memory (the kernel's OOM killer: "Out of memory: Killed process").
+  // The hit keeps its region, but its line skips the OOM parsers, whose
+  // patterns would otherwise all run over every such line.
+  bool may_state_oom = true;
 };
 
 struct AnchorPolicy {
@@ -154,7 +159,9 @@ class LogStream {
     std::uint64_t first_anchor = 0;     // where a longer look back starts from...
     std::uint64_t first_anchor_line = 0;
     std::vector<std::uint64_t> anchors;
-    std::vector<std::uint32_t> literals;  // the scanner literal of each anchor
+    // The bits each anchor adds to its line's Region::anchor_literals: its
+    // scanner literal's, or none when its reach says it states no OOM.
+    std::vector<std::uint64_t> literal_bits;
   };
   std::unique_ptr<OpenRegion> open_;
   Region build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,

@@ -195,3 +195,19 @@ TEST_CASE("reading a contiguous input in place finds the same and releases what 
   CHECK(released_until <= log.size());
   CHECK(stream.lines_seen() == 40 * 20001);
 }
+
+TEST_CASE("a hit whose reach states no OOM adds no literal bit to its line") {
+  StreamLimits limits;
+  // "memory" is literal 0, "killed" literal 1: a reach may say that one form
+  // of a literal never states an OOM (here: the lines naming a cgroup).
+  auto refine = [](std::string_view piece, std::size_t) {
+    return Reach{false, 1, piece.find("cgroup") == std::string_view::npos};
+  };
+  limits.anchors = {AnchorPolicy{nullptr, {false, 1}, refine}, AnchorPolicy{nullptr, {false, 1}}};
+  std::string log = filler(5) + "memory cgroup limit reached\n" + filler(5) + "CUDA out of memory\n" + filler(5) +
+                    "memory cgroup: task killed\n" + filler(5);
+  auto c = stream_all(log, 1 << 20, limits);
+  std::vector<std::uint64_t> masks;
+  for (const auto& r : c.regions) masks.insert(masks.end(), r.anchor_literals.begin(), r.anchor_literals.end());
+  CHECK(masks == std::vector<std::uint64_t>{0, 1, 2});  // the last line keeps "killed"'s bit
+}

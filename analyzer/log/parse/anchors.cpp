@@ -143,9 +143,12 @@ constexpr std::uint32_t kAllocatorMessage = 24, kBfcDump = 4096, kXlaReport = 60
 // with nothing above or after to read; a BFC or XLA report goes on for
 // hundreds of lines; PyTorch's allocator message for a dozen.
 Reach refine_out_of_memory(std::string_view piece, std::size_t) {
-  static constexpr std::array<std::string_view, 4> kOneLine = {"killed process", "kill process", "memory cgroup",
-                                                              "not a failure"};
-  if (contains_any_folded(piece, kOneLine)) return {kShallow, kPair};
+  // The kernel's OOM killer ("Out of memory: Killed process 4242 (python)",
+  // "Memory cgroup out of memory: Kill process ..."): host RAM, read by the
+  // look-alike parser; no GPU OOM parser ever claims it.
+  static constexpr std::array<std::string_view, 3> kKernel = {"killed process", "kill process", "memory cgroup"};
+  if (contains_any_folded(piece, kKernel)) return {kShallow, kPair, /*may_state_oom=*/false};
+  if (contains_folded(piece, "not a failure")) return {kShallow, kPair};
   if (contains_folded(piece, "ran out of memory trying")) return {kDeep, kBfcDump};
   if (contains_folded(piece, "while trying to allocate") || contains_folded(piece, "exhausted")) return {kDeep, kXlaReport};
   if (contains_folded(piece, "tried to allocate")) return {kDeep, kAllocatorMessage};

@@ -70,9 +70,13 @@ std::optional<std::size_t> partial_start(std::string_view text) {
   return earliest;
 }
 // Cheap test on the first line before joining: the anchor or a partial
-// start must begin there.
+// start must begin there. A bare "out of" counts only where the anchor can
+// go on from it: "out of memory." or a line cut short after "out of" (a
+// hard wrap), not the kernel's "Out of memory: Killed process" or
+// TensorFlow's "ran out of memory trying to allocate".
 const RE2& first_line_re() {
-  static const RE2 re(R"(CUDA|HIP|XPU|MLU|NPU|GCU|MUSA|[Oo]ut\s*of|Tried|capaci?ty|already|reserved|allocated)");
+  static const RE2 re(
+      R"(CUDA|HIP|XPU|MLU|NPU|GCU|MUSA|[Oo]ut\s*of\s*(?:memory\s*\.|[memory]{0,6}\s*$)|Tried|capaci?ty|already|reserved|allocated)");
   return re;
 }
 
