@@ -125,15 +125,24 @@ void Project::forget(const std::string& relative) {
   forgotten_.push_back(relative);
 }
 
+void Project::forget_all() {
+  std::lock_guard lock(forgotten_mutex_);
+  forgotten_all_ = true;
+}
+
 void Project::apply_forgotten() {
   std::vector<std::string> forgotten;
+  bool all = false;
   {
     std::lock_guard lock(forgotten_mutex_);
     forgotten.swap(forgotten_);
+    std::swap(all, forgotten_all_);
   }
-  if (forgotten.empty()) return;
+  if (forgotten.empty() && !all) return;
   for (const auto& relative : forgotten)
     if (facts_.count(relative)) stale_.insert(relative);
+  if (all)
+    for (const auto& [relative, facts] : facts_) stale_.insert(relative);
   cuda_starts_.clear();
   flushes_.clear();
   functions_.clear();
