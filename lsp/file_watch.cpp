@@ -27,7 +27,7 @@ void Server::register_file_watchers() {
                });
 }
 
-void Server::did_change_watched_files(DidChangeWatchedFilesParams params) {
+void Server::did_change_watched_files(const DidChangeWatchedFilesParams& params) {
   if (!projects_) return;
   std::vector<ProjectChange> changes;
   for (const auto& event : params.changes) {

@@ -126,7 +126,7 @@ class Server {
   // Files changed on disk (file_watch.cpp): the client watches the project's
   // files for the server when it can register the watcher.
   void register_file_watchers();
-  void did_change_watched_files(DidChangeWatchedFilesParams params);
+  void did_change_watched_files(const DidChangeWatchedFilesParams& params);
 
   // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
   void pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply);

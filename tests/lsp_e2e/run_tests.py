@@ -1666,8 +1666,12 @@ def project_imports_name_the_other_file(ctx: Ctx):
     open_doc(s, uri("evaluate.py"), read("evaluate.py"), language="python")
     eq([d["code"] for d in pushed(s, uri("evaluate.py"))], ["OOM302"], "evaluate.py: modelzoo starts CUDA")
     memory = read("utils/memory.py")
+    m = s.mark()
     open_doc(s, uri("utils/memory.py"), memory, language="python")
     pushed(s, uri("utils/memory.py"))
+    # Opening it analyses train.py again too (its text now stands for the
+    # file): wait for that before the edit, or its push could pass for the edit's.
+    pushed(s, uri("train.py"), after=m)
     m = s.mark()
     change(s, uri("utils/memory.py"), 2, [{"text": memory.replace("    torch.cuda.empty_cache()\n", "")}])
     after = pushed(s, uri("train.py"), after=m)
