@@ -50,6 +50,7 @@ ClientCapabilities read_client_capabilities(const json& params) {
   c.work_done_progress = flag(*caps, {"window", "workDoneProgress"});
   c.configuration = flag(*caps, {"workspace", "configuration"});
   c.inlay_hint_refresh = flag(*caps, {"workspace", "inlayHint", "refreshSupport"});
+  c.watch_files = flag(*caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
   c.markdown_hover = array_has(at_path(*caps, {"textDocument", "hover", "contentFormat"}), "markdown");
   return c;
 }

@@ -25,6 +25,7 @@ struct ClientCapabilities {
   bool configuration = false;         // workspace.configuration
   bool markdown_hover = false;        // hover.contentFormat includes markdown
   bool inlay_hint_refresh = false;    // workspace.inlayHint.refreshSupport
+  bool watch_files = false;           // workspace.didChangeWatchedFiles.dynamicRegistration
   bool show_message = true;
 };
 

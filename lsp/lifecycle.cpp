@@ -18,6 +18,7 @@ void Server::initialize(InitializeParams params, const Reply<InitializeResult>& 
 
 void Server::initialized(NoParams) {
   if (client_.configuration) request_configuration();
+  register_file_watchers();
 }
 
 void Server::shutdown(NoParams, const Reply<std::nullptr_t>& reply) {

@@ -91,6 +91,15 @@ void read(json& j, DidChangeConfigurationParams& out) {
   if (const json* s = optional_member(j, "settings", vt::object)) out.settings = settings_section(*s);
 }
 
+void read(json& j, DidChangeWatchedFilesParams& out) {
+  for (const json& change : member(j, "changes", vt::array)) {
+    const json& type = member(change, "type", vt::number_integer);
+    int t = type.get<int>();
+    if (t < 1 || t > 3) throw ParamsError(fmt::format("a file event's type is 1, 2 or 3, not {}", t));
+    out.changes.push_back({member(change, "uri", vt::string).get<std::string>(), static_cast<FileEvent::Type>(t)});
+  }
+}
+
 void read(json& j, DidOpenParams& out) {
   json& doc = member_ref(j, "textDocument", vt::object);
   out.uri = member(doc, "uri", vt::string).get<std::string>();
@@ -341,6 +350,15 @@ void to_json(json& j, const InitializeResult& r) {
 }
 
 void to_json(json& j, const ConfigurationParams& p) { j = {{"items", json::array({{{"section", p.section}}})}}; }
+
+void to_json(json& j, const WatchedFilesRegistration& r) {
+  json watchers = json::array();
+  for (const auto& w : r.watchers) watchers.push_back({{"globPattern", w.glob_pattern}, {"kind", w.kind}});
+  j = {{"registrations",
+        {{{"id", r.id},
+          {"method", "workspace/didChangeWatchedFiles"},
+          {"registerOptions", {{"watchers", std::move(watchers)}}}}}}};
+}
 
 void to_json(json& j, const MessageParams& m) { j = {{"type", m.type}, {"message", m.message}}; }
 

@@ -114,6 +114,28 @@ struct ConfigurationParams {
   std::string section = {};
 };
 
+// client/registerCapability for workspace/didChangeWatchedFiles: the files
+// the server reads from disk, watched by the client (the server watches
+// nothing itself).
+struct FileSystemWatcher {
+  std::string glob_pattern = {};
+  int kind = 7;  // WatchKind: Create 1 | Change 2 | Delete 4
+};
+struct WatchedFilesRegistration {
+  std::string id = {};
+  std::vector<FileSystemWatcher> watchers = {};
+};
+
+// workspace/didChangeWatchedFiles: files created, changed or deleted on disk.
+struct FileEvent {
+  enum class Type { created = 1, changed = 2, deleted = 3 };
+  std::string uri = {};
+  Type type = Type::changed;
+};
+struct DidChangeWatchedFilesParams {
+  std::vector<FileEvent> changes = {};
+};
+
 // window/logMessage and window/showMessage.
 struct MessageParams {
   int type = 3;  // 1 error, 2 warning, 3 info
@@ -348,6 +370,7 @@ void read(nlohmann::json& j, InitializeParams& out);
 void read(nlohmann::json& j, NoParams& out);
 void read(nlohmann::json& j, CancelParams& out);
 void read(nlohmann::json& j, DidChangeConfigurationParams& out);
+void read(nlohmann::json& j, DidChangeWatchedFilesParams& out);
 void read(nlohmann::json& j, DidOpenParams& out);
 void read(nlohmann::json& j, DidChangeParams& out);
 void read(nlohmann::json& j, DidCloseParams& out);
@@ -385,6 +408,7 @@ void to_json(nlohmann::json& j, const TextEdit& e);
 void to_json(nlohmann::json& j, const WorkspaceEdit& e);
 void to_json(nlohmann::json& j, const InitializeResult& r);
 void to_json(nlohmann::json& j, const ConfigurationParams& p);
+void to_json(nlohmann::json& j, const WatchedFilesRegistration& r);  // RegistrationParams
 void to_json(nlohmann::json& j, const MessageParams& m);
 void to_json(nlohmann::json& j, const WorkDoneProgressCreateParams& p);
 void to_json(nlohmann::json& j, const ProgressParams& p);

@@ -95,6 +95,7 @@ void Server::bind_methods() {
   binder_.notification("notebookDocument/didChange", this, &Server::notebook_did_change);
   binder_.notification("notebookDocument/didClose", this, &Server::notebook_did_close);
   binder_.notification("workspace/didChangeConfiguration", this, &Server::did_change_configuration);
+  binder_.notification("workspace/didChangeWatchedFiles", this, &Server::did_change_watched_files);
 }
 
 void Server::on_request(Request request) {

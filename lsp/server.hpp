@@ -115,6 +115,18 @@ class Server {
   // changed (or it was opened or closed), so the open scripts that import
   // it, directly or not, are analysed again; no other.
   void reanalyse_importers_of(const std::string& uri);
+  // A changed file of a project, or (whole_project) one that makes every
+  // script of its project worth analysing again.
+  struct ProjectChange {
+    ProjectMember file;
+    bool whole_project = false;
+  };
+  void reanalyse_importers(const std::vector<ProjectChange>& changes, const std::string& except_uri = {});
+
+  // Files changed on disk (file_watch.cpp): the client watches the project's
+  // files for the server when it can register the watcher.
+  void register_file_watchers();
+  void did_change_watched_files(const DidChangeWatchedFilesParams& params);
 
   // Features: diagnostics.cpp, hover.cpp, code_action.cpp, commands.cpp.
   void pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply);

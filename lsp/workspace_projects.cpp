@@ -110,4 +110,17 @@ void WorkspaceProjects::drop_text(const std::string& uri) {
   folder->project->forget(relative);
 }
 
+std::optional<ProjectMember> WorkspaceProjects::changed_on_disk(const std::string& uri, bool created_or_deleted) {
+  std::string relative;
+  const Folder* folder = folder_of(uri, relative);
+  if (!folder || !relative.ends_with(".py")) return std::nullopt;
+  {
+    std::lock_guard lock(folder->open->mutex);
+    if (folder->open->texts.count(relative)) return std::nullopt;
+  }
+  if (created_or_deleted) folder->project->forget_all();
+  else folder->project->forget(relative);
+  return ProjectMember{folder->project, std::move(relative)};
+}
+
 }  // namespace oomlens::lsp

@@ -33,6 +33,12 @@ class WorkspaceProjects {
   void set_text(const std::string& uri, std::string text);
   // Closed: the file on disk counts again.
   void drop_text(const std::string& uri);
+  // A file changed on disk (the client's file watcher says so): what the
+  // project knew of it is forgotten, of every file when it was created or
+  // deleted (an import may now resolve elsewhere). Nothing for a file
+  // outside every folder, not a Python file, or open (the editor's text
+  // stands for it).
+  std::optional<ProjectMember> changed_on_disk(const std::string& uri, bool created_or_deleted);
 
  private:
   struct Folder;

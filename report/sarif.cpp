@@ -1,5 +1,7 @@
 #include "report/sarif.hpp"
 
+#include <fmt/format.h>
+
 #include "rules/rule.hpp"
 
 namespace oomlens::report {
@@ -57,6 +59,40 @@ json location_json(const SarifResult& item) {
   return location;
 }
 
+// Square brackets in a message that carries embedded links are escaped
+// (SARIF 2.1.0, 3.11.6), so that only the links read as links.
+std::string escape_brackets(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '[' || c == ']') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The message with the words that name a related place in another file
+// ("utils/memory.py at line 9") made a link to it, `[...](id)`.
+struct MessageLinks {
+  std::string text;
+  bool linked = false;
+  void link(const rules::RelatedPlace& place, int id) {
+    // The message names the file by its path in the project, a tail of
+    // the path as printed: try the whole path first, then shorter tails.
+    std::string at_line = fmt::format(" at line {}", place.line);
+    for (std::size_t from = 0; from < place.path.size();) {
+      std::string named = escape_brackets(place.path.substr(from)) + at_line;
+      if (auto found = text.find(named); found != std::string::npos) {
+        text.replace(found, named.size(), fmt::format("[{}]({})", named, id));
+        linked = true;
+        return;
+      }
+      auto slash = place.path.find('/', from);
+      if (slash == std::string::npos) return;
+      from = slash + 1;
+    }
+  }
+};
+
 json result_json(const SarifResult& item) {
   const rules::Diagnosis& d = *item.diagnosis;
   json r = {{"ruleId", d.code},
@@ -64,12 +100,28 @@ json result_json(const SarifResult& item) {
             {"message", {{"text", d.message}}},
             {"locations", json::array({location_json(item)})}};
   if (int i = index_of(d.code); i >= 0) r["ruleIndex"] = i;
+  json related = json::array();
   if (d.frame) {
     json rel = physical(d.frame->file, d.frame->line);
     rel["id"] = 1;
     rel["message"] = {{"text", "where the failing allocation was made in your code"}};
-    r["relatedLocations"] = json::array({rel});
+    related.push_back(std::move(rel));
   }
+  // Places in other files of a script's project (the helper that flushes,
+  // the module that starts CUDA), named as the result's own file is.
+  MessageLinks message{escape_brackets(d.message)};
+  for (const auto& place : d.related) {
+    if (place.path.empty()) continue;
+    int id = static_cast<int>(related.size()) + 1;
+    json rel = physical(place.path, place.line);
+    if (place.column > 0) rel["physicalLocation"]["region"]["startColumn"] = place.column;
+    rel["id"] = id;
+    rel["message"] = {{"text", place.message}};
+    related.push_back(std::move(rel));
+    message.link(place, id);
+  }
+  if (message.linked) r["message"]["text"] = std::move(message.text);
+  if (!related.empty()) r["relatedLocations"] = std::move(related);
   if (const auto* inc = std::get_if<analyzer::Incident>(&d.subject))
     r["properties"] = {{"class", analyzer::to_string(inc->verdict.cls)}, {"verify", d.verify}};
   const rules::Fix* fix = d.automatic_fix();

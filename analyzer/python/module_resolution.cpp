@@ -178,9 +178,13 @@ std::optional<ProjectFunction> project_function(std::string_view qualified, std:
   if (last_dot == std::string_view::npos || last_dot + 1 == qualified.size()) return std::nullopt;
   std::string_view module = qualified.substr(0, last_dot);
   std::string_view function = qualified.substr(last_dot + 1);
-  auto file = module_file(module, importer, exists);
+  if (auto file = module_file(module, importer, exists)) return ProjectFunction{std::move(*file), std::string(function)};
+  // A method of a module's class: "pkg.memory.Manager.flush".
+  auto class_dot = module.rfind('.');
+  if (class_dot == std::string_view::npos || class_dot + 1 == module.size()) return std::nullopt;
+  auto file = module_file(module.substr(0, class_dot), importer, exists);
   if (!file) return std::nullopt;
-  return ProjectFunction{std::move(*file), std::string(function)};
+  return ProjectFunction{std::move(*file), std::string(qualified.substr(class_dot + 1))};
 }
 
 }  // namespace oomlens::analyzer::python

@@ -36,8 +36,10 @@ std::vector<std::string> files_loaded(const Import& import, std::string_view imp
                                       const ProjectFileExists& exists);
 
 // A function of another project file that a qualified name stands for
-// ("pkg.memory.free" -> {"pkg/memory.py", "free"}); nothing when the name
-// is a module's, or no project module holds it.
+// ("pkg.memory.free" -> {"pkg/memory.py", "free"}), or a method of one of
+// its classes ("pkg.memory.Manager.flush" -> {"pkg/memory.py",
+// "Manager.flush"}); nothing when the name is a module's, or no project
+// module holds it.
 struct ProjectFunction {
   std::string file;
   std::string name;

@@ -250,6 +250,8 @@ class Builder {
       // `cuda = torch.cuda` makes `cuda` an alias; any other value makes a local.
       if (left.is("identifier") && is_name_chain(right))
         bind(scope, left, {Binding::Kind::alias, scope, node.end_byte(), {}, right});
+      else if (left.is("identifier") && right.is("call") && is_name_chain(right.field("function")))
+        bind(scope, left, {Binding::Kind::instance, scope, node.end_byte(), {}, right.field("function")});
       else
         bind_targets(left, scope, node.end_byte());
     } else if (type == "augmented_assignment") {
@@ -303,6 +305,7 @@ bool same(const Resolution& a, const Resolution& b) {
   if (a.qualified || b.qualified) return a.qualified == b.qualified;
   if (a.text || b.text) return a.text == b.text;
   if (a.local_function || b.local_function) return a.local_function && b.local_function && a.local_function == b.local_function;
+  if (a.instance_of || b.instance_of) return a.instance_of == b.instance_of;
   return false;  // two unknowns are not known to agree
 }
 
@@ -394,6 +397,11 @@ Resolution NameIndex::resolve_callee(Node callee, int scope, std::string_view so
   if (!callee.is("attribute")) return r;
   Node object = callee.field("object");
   if (!object.is("identifier")) return r;
+  // mm.flush(...) where `mm = MemoryManager(...)`: the class's method.
+  if (Resolution made = resolve(object, scope, source); made.instance_of) {
+    r.instance_of = *made.instance_of + "." + std::string(text_of(callee.field("attribute"), source));
+    return r;
+  }
   int s = scope;
   while (s > 0 && scopes[s].kind == ScopeKind::comprehension) s = scopes[s].parent;
   if (s <= 0 || scopes[s].kind != ScopeKind::function) return r;
@@ -406,7 +414,7 @@ Resolution NameIndex::resolve_callee(Node callee, int scope, std::string_view so
   const Scope& cls = scopes[method.parent];
   auto it = cls.bindings.find(std::string(text_of(callee.field("attribute"), source)));
   if (it == cls.bindings.end() || it->second.back().kind != Binding::Kind::function) return r;
-  return {std::nullopt, it->second.back().node, std::nullopt};
+  return {std::nullopt, it->second.back().node, std::nullopt, std::nullopt};
 }
 
 Resolution NameIndex::resolve_expression(Node expression, int scope, std::string_view source, int depth) const {
@@ -445,7 +453,7 @@ Resolution NameIndex::resolve_expression(Node expression, int scope, std::string
     qualified += '.';
     qualified += *it;
   }
-  return {qualified, {}, std::nullopt};
+  return {qualified, {}, std::nullopt, std::nullopt};
 }
 
 Resolution NameIndex::resolve_getattr(Node call, int scope, std::string_view source, int depth) const {
@@ -462,14 +470,19 @@ Resolution NameIndex::resolve_getattr(Node call, int scope, std::string_view sou
   if (!object.qualified || !name.text || name.text->empty()) return {};
   for (char c : *name.text)  // an attribute name, nothing else
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return {};
-  return {*object.qualified + "." + *name.text, {}, std::nullopt};
+  return {*object.qualified + "." + *name.text, {}, std::nullopt, std::nullopt};
 }
 
 Resolution NameIndex::resolve_binding(const Binding& binding, std::string_view source, int depth) const {
   switch (binding.kind) {
-    case Binding::Kind::imported: return {binding.qualified, {}, std::nullopt};
-    case Binding::Kind::function: return {std::nullopt, binding.node, std::nullopt};
+    case Binding::Kind::imported: return {binding.qualified, {}, std::nullopt, std::nullopt};
+    case Binding::Kind::function: return {std::nullopt, binding.node, std::nullopt, std::nullopt};
     case Binding::Kind::alias: return resolve_expression(binding.node, binding.scope, source, depth + 1);
+    case Binding::Kind::instance: {
+      Resolution made = resolve_expression(binding.node, binding.scope, source, depth + 1);
+      if (!made.qualified) return {};
+      return {std::nullopt, {}, std::nullopt, std::move(made.qualified)};
+    }
     case Binding::Kind::other: break;
   }
   return {};

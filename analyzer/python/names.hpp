@@ -22,7 +22,8 @@ bool is_comprehension(std::string_view type);
 enum class ScopeKind { module, function, lambda, class_body, comprehension };
 
 struct Binding {
-  enum class Kind { imported, alias, function, other };
+  // instance: `mm = MemoryManager(...)`, node the callee (the class).
+  enum class Kind { imported, alias, function, instance, other };
   Kind kind = Kind::other;
   int scope = 0;
   // In effect for uses at or after this byte (same-scope, textual order).
@@ -47,6 +48,10 @@ struct Resolution {
   // A name bound to a constant string (`device = "cuda"`): its value, for
   // `getattr(torch, device)`.
   std::optional<std::string> text;
+  // A name bound to the result of calling an imported name
+  // (`mm = MemoryManager()`): that name, so that `mm.flush()` can be told
+  // to be the method `MemoryManager.flush`. The name itself stays local.
+  std::optional<std::string> instance_of;
 };
 
 class NameIndex {

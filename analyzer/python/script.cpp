@@ -142,6 +142,7 @@ Script parse_script(std::string_view source, const Script* previous) {
     call.start = script.point(node.start_byte());
     detail::Resolution r = names.resolve_callee(call.callee, scope, script.source_);
     call.qualified_name = r.qualified;
+    call.instance_method = std::move(r.instance_of);
     call.local_function = r.local_function;
     if (call.local_function) names.callers[call.local_function.id()].push_back(names.calls.size());
     names.calls.push_back(std::move(call));

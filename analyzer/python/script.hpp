@@ -60,6 +60,9 @@ struct Call {
   // What the callee resolves to: "torch.cuda.empty_cache". Empty when it is
   // not a (chain of attributes on a) name bound by an import.
   std::optional<std::string> qualified_name;
+  // A method called on an instance of an imported class: "utils.MemoryManager.flush"
+  // for `mm.flush()` after `mm = MemoryManager()` (from utils import MemoryManager).
+  std::optional<std::string> instance_method;
   // The function_definition of this file it calls (`train(...)`,
   // `self.step(...)` in a method of the same class); null otherwise.
   Node local_function;

@@ -21,12 +21,23 @@ SourcePlace place_of(const Script& s, Node node) {
   return {p.line, p.column};
 }
 
-// A def other modules can reach by name: not inside a class, def or lambda.
-bool module_level(const Script& s, Node def) {
-  for (Node up = s.parent(def); up; up = s.parent(up))
-    if (up.is("function_definition") || up.is("class_definition") || up.is("lambda")) return false;
-  return true;
+// The name other modules reach a def by: "free" for a module-level def,
+// "Manager.flush" for a method of a module-level class; nothing for one
+// inside a def or lambda, or a nested class.
+std::optional<std::string> reachable_name(const Script& s, const analyzer::python::Function& def) {
+  std::string name = def.name;
+  bool in_class = false;
+  for (Node up = s.parent(def.node); up; up = s.parent(up)) {
+    if (up.is("function_definition") || up.is("lambda")) return std::nullopt;
+    if (up.is("class_definition")) {
+      if (in_class) return std::nullopt;
+      in_class = true;
+      name = std::string(s.text(up.field("name"))) + "." + name;
+    }
+  }
+  return name;
 }
+
 
 void add_steps(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists,
                ModuleFacts& facts) {
@@ -35,9 +46,12 @@ void add_steps(const Script& s, std::string_view path, const analyzer::python::P
   for (const auto& import : s.imports())
     if (auto loads = analyzer::python::files_loaded(import, path, exists); !loads.empty())
       loading.emplace_back(&import, std::move(loads));
-  if (uses.empty()) {
+  bool nested = std::any_of(loading.begin(), loading.end(), [](const auto& l) { return !l.first->top_level; });
+  if (uses.empty() && !nested) {
     // Nothing to order the imports against: the module-level ones, in source
     // order (most modules; the execution order costs more than the rest).
+    // An import inside a def runs where module-level code calls the def
+    // (`setup()`), which only the execution order tells.
     for (auto& [import, loads] : loading)
       if (import->top_level) facts.steps.push_back({std::move(loads), false, place_of(s, import->node), {}});
     return;
@@ -84,7 +98,7 @@ class FunctionWalk {
   bool leads_anywhere() {
     if (!flush_by_call_.empty()) return true;
     for (const auto& call : s_.calls())
-      if (!call.local_function && call.qualified_name && resolve(*call.qualified_name)) return true;
+      if (!call.local_function && callee_name(call) && resolve(*callee_name(call))) return true;
     return false;
   }
 
@@ -93,7 +107,7 @@ class FunctionWalk {
       if (auto owner = s_.enclosing_function(s_.calls()[i].node)) calls_by_function_[owner->node.id()].push_back(i);
   }
 
-  void add(const analyzer::python::Function& function, ModuleFacts& facts) {
+  void add(const analyzer::python::Function& function, const std::string& name, ModuleFacts& facts) {
     std::vector<Node> stack{function.node};
     std::unordered_set<const void*> seen{function.node.id()};
     std::optional<ModuleFacts::Flush> flush;
@@ -112,15 +126,15 @@ class FunctionWalk {
         }
         if (call.local_function) {
           if (seen.insert(call.local_function.id()).second) stack.push_back(call.local_function);
-        } else if (call.qualified_name) {
-          if (auto target = resolve(*call.qualified_name);
+        } else if (callee_name(call)) {
+          if (auto target = resolve(*callee_name(call));
               target && std::find(out.begin(), out.end(), *target) == out.end())
             out.push_back(std::move(*target));
         }
       }
     }
-    if (flush) facts.flushes.emplace(function.name, std::move(*flush));
-    if (!out.empty()) facts.calls_out.emplace(function.name, std::move(out));
+    if (flush) facts.flushes.emplace(name, std::move(*flush));
+    if (!out.empty()) facts.calls_out.emplace(name, std::move(out));
   }
 
   std::optional<ProjectFunction> resolve(const std::string& qualified) {
@@ -143,6 +157,10 @@ class FunctionWalk {
 
 }  // namespace
 
+const std::optional<std::string>& callee_name(const Call& call) {
+  return call.qualified_name ? call.qualified_name : call.instance_method;
+}
+
 ModuleFacts module_facts(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists) {
   ModuleFacts facts;
   for (const auto& import : s.imports())
@@ -160,7 +178,7 @@ ModuleFacts module_facts(const Script& s, std::string_view path, const analyzer:
   if (!walk.leads_anywhere()) return facts;
   walk.index_calls();
   for (const auto& function : s.functions())
-    if (module_level(s, function.node)) walk.add(function, facts);
+    if (auto name = reachable_name(s, function)) walk.add(function, *name, facts);
   return facts;
 }
 

@@ -34,8 +34,9 @@ struct ModuleFacts {
   };
   std::vector<Step> steps;
 
-  // A module-level function that flushes the cache, directly or through
-  // functions of this file: the first flush it reaches.
+  // A module-level function (or a method of a module-level class, by
+  // "Class.method") that flushes the cache, directly or through functions
+  // of this file: the first flush it reaches.
   struct Flush {
     SourcePlace where;
     std::string flush;     // "torch.cuda.empty_cache"
@@ -52,6 +53,9 @@ struct ModuleFacts {
   // Every project file its imports (anywhere in it) run, in source order.
   std::vector<std::string> dependencies;
 };
+
+// What a call names in another file: a function, or a method of an instance.
+const std::optional<std::string>& callee_name(const analyzer::python::Call& call);
 
 // The facts of the script at `path` (relative to the project root).
 ModuleFacts module_facts(const analyzer::python::Script& script, std::string_view path,

@@ -125,15 +125,24 @@ void Project::forget(const std::string& relative) {
   forgotten_.push_back(relative);
 }
 
+void Project::forget_all() {
+  std::lock_guard lock(forgotten_mutex_);
+  forgotten_all_ = true;
+}
+
 void Project::apply_forgotten() {
   std::vector<std::string> forgotten;
+  bool all = false;
   {
     std::lock_guard lock(forgotten_mutex_);
     forgotten.swap(forgotten_);
+    std::swap(all, forgotten_all_);
   }
-  if (forgotten.empty()) return;
+  if (forgotten.empty() && !all) return;
   for (const auto& relative : forgotten)
     if (facts_.count(relative)) stale_.insert(relative);
+  if (all)
+    for (const auto& [relative, facts] : facts_) stale_.insert(relative);
   cuda_starts_.clear();
   flushes_.clear();
   functions_.clear();
@@ -223,11 +232,12 @@ std::optional<ImportedCudaStart> Project::cuda_start_of(const std::string& file,
 }
 
 std::optional<ImportedFlush> Project::flush_through(const Call& call, const std::string& importer) {
-  if (call.local_function || !call.qualified_name) return std::nullopt;
+  const auto& callee = callee_name(call);
+  if (call.local_function || !callee) return std::nullopt;
   std::lock_guard lock(mutex_);
   apply_forgotten();
-  auto [known, fresh] = functions_.try_emplace(importer + "\n" + *call.qualified_name);
-  if (fresh) known->second = analyzer::python::project_function(*call.qualified_name, importer, exists_);
+  auto [known, fresh] = functions_.try_emplace(importer + "\n" + *callee);
+  if (fresh) known->second = analyzer::python::project_function(*callee, importer, exists_);
   const auto& target = known->second;
   if (!target || target->file == importer) return std::nullopt;
   std::unordered_set<std::string> visiting;
@@ -251,6 +261,10 @@ std::optional<ImportedFlush> Project::flush_of(const ProjectFunction& function,
       if ((found = flush_of(callee, visiting))) break;
   } else if (auto named = facts.reexports.find(function.name); named != facts.reexports.end()) {
     found = flush_of(named->second, visiting);
+  } else if (auto dot = function.name.find('.'); dot != std::string::npos) {
+    // A method of a re-exported class: `from .memory import Manager`, then Manager.flush.
+    if (auto cls = facts.reexports.find(function.name.substr(0, dot)); cls != facts.reexports.end())
+      found = flush_of({cls->second.file, cls->second.name + function.name.substr(dot)}, visiting);
   }
   flushes_.insert_or_assign(key, found);
   return found;

@@ -64,6 +64,9 @@ class Project {
   // What it imported still counts for imports() until then. Never waits
   // for an analysis under way (the editor's thread calls it on each edit).
   void forget(const std::string& relative);
+  // Forgets what every file said: which files exist changed (one was
+  // created or deleted), and with it what any import resolves to.
+  void forget_all();
   // Whether `importer`'s imports reach `file`, through the facts kept.
   // Never waits for an analysis under way either.
   bool imports(const std::string& importer, const std::string& file) const;
@@ -92,6 +95,7 @@ class Project {
   // Files forgotten since the last question, applied by the next one.
   std::mutex forgotten_mutex_;
   std::vector<std::string> forgotten_;
+  bool forgotten_all_ = false;
   // Conclusions drawn across files; cleared when any file's facts change.
   std::unordered_map<std::string, std::optional<ImportedCudaStart>> cuda_starts_;
   std::unordered_map<std::string, std::optional<ImportedFlush>> flushes_;

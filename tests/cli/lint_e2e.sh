@@ -93,6 +93,28 @@ assert rules[r[\"ruleIndex\"]][\"id\"]==\"OOM301\"
 assert r[\"fixes\"][0][\"artifactChanges\"][0][\"replacements\"][0][\"deletedRegion\"][\"byteLength\"]>0
 assert r[\"properties\"][\"fixSafety\"]==\"safe\"
 " "$out"'
+run lint --format sarif "$fixtures/projects/class_helpers" "$fixtures/projects/training_repo"
+check "project sarif: other files' places as related locations, linked from the message" eval '[ $status = 1 ] && python3 -c "
+import json, os, re, sys
+d = json.loads(sys.argv[1]); results = d[\"runs\"][0][\"results\"]
+assert d[\"version\"] == \"2.1.0\"
+seen = 0
+for r in results:
+    uri = r[\"locations\"][0][\"physicalLocation\"][\"artifactLocation\"][\"uri\"]
+    related = r.get(\"relatedLocations\", [])
+    ids = [x[\"id\"] for x in related]
+    assert all(isinstance(i, int) and i >= 0 for i in ids) and len(set(ids)) == len(ids), ids
+    for x in related:
+        loc = x[\"physicalLocation\"]; other = loc[\"artifactLocation\"][\"uri\"]
+        project = lambda path: path.split(\"/projects/\")[1].split(\"/\")[0]
+        assert os.path.isfile(other) and project(other) == project(uri), (uri, other)
+        assert loc[\"region\"][\"startLine\"] >= 1 and loc[\"region\"][\"startColumn\"] >= 1, loc
+        assert x[\"message\"][\"text\"], x
+    links = [int(i) for i in re.findall(r\"(?<!\\\\)\\]\\((\\d+)\\)\", r[\"message\"][\"text\"])]
+    assert links and all(i in ids for i in links), (r[\"message\"][\"text\"], ids)
+    seen += 1
+assert seen == 8, seen
+" "$out"'
 run lint "$s/alloc_conf_too_late.py"
 check "unsafe fix hidden without --unsafe-fixes" eval '[ $status = 1 ] && ! has "$out" "[*]" && has "$err" "--unsafe-fixes"'
 cp "$s/alloc_conf_too_late.py" "$tmp/late.py"

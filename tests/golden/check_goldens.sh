@@ -96,21 +96,31 @@ for expected in *.lint.txt; do
   check_lint_golden "${expected%.lint.txt}" "$expected" "notebooks/${expected%.lint.txt}"
 done
 # Projects (projects/NAME/, read as `oomlens lint NAME` from projects/): scripts
-# that import each other, with projects/NAME.lint.txt and NAME.lint.json beside.
+# that import each other, with projects/NAME.lint.txt, NAME.lint.json and
+# NAME.lint.sarif.json beside.
 cd ../projects || exit 2
+# An output against its expected file (rewritten with --update).
+check_output_golden() {  # check_output_golden OUTPUT EXPECTED LABEL
+  if [ "$update" = "--update" ]; then printf '%s\n' "$1" >"$2"; fi
+  if diff -u "$2" <(printf '%s\n' "$1") >/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $3"
+    diff -u "$2" <(printf '%s\n' "$1") | head -40
+  fi
+}
 for expected in *.lint.txt; do
   [ -e "$expected" ] || continue
   dir=${expected%.lint.txt}
   check_lint_golden "$dir" "$expected" "projects/$dir/"
-  json_out=$("$oomlens" lint --format json "$dir" 2>/dev/null)
-  if [ "$update" = "--update" ]; then printf '%s\n' "$json_out" >"$dir.lint.json"; fi
-  if diff -u "$dir.lint.json" <(printf '%s\n' "$json_out") >/dev/null; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL projects/$dir/ (--format json)"
-    diff -u "$dir.lint.json" <(printf '%s\n' "$json_out") | head -40
-  fi
+  check_output_golden "$("$oomlens" lint --format json "$dir" 2>/dev/null)" "$dir.lint.json" \
+    "projects/$dir/ (--format json)"
+  # SARIF: the results (with their related locations in the other files);
+  # the rest of the run is the tool's version and rule catalogue.
+  check_output_golden "$("$oomlens" lint --format sarif "$dir" 2>/dev/null | python3 -c \
+    'import json, sys; print(json.dumps(json.load(sys.stdin)["runs"][0]["results"], indent=2, ensure_ascii=False))')" \
+    "$dir.lint.sarif.json" "projects/$dir/ (--format sarif)"
 done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" = 0 ]

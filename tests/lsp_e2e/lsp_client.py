@@ -39,7 +39,7 @@ def encode(message: Any) -> bytes:
 def client_capabilities(*, pull: bool = False, utf8: bool = False, markdown: bool = True,
                         literals: bool = True, resolve_properties: Optional[list] = None,
                         progress: bool = False, configuration: bool = False,
-                        refresh: bool = False) -> dict:
+                        refresh: bool = False, watch_files: bool = False) -> dict:
     """ClientCapabilities with the switches the server reads."""
     code_action: dict = {"dynamicRegistration": False}
     if literals:
@@ -65,6 +65,8 @@ def client_capabilities(*, pull: bool = False, utf8: bool = False, markdown: boo
     }
     if refresh:
         caps["workspace"]["diagnostics"] = {"refreshSupport": True}
+    if watch_files:
+        caps["workspace"]["didChangeWatchedFiles"] = {"dynamicRegistration": True, "relativePatternSupport": True}
     return caps
 
 

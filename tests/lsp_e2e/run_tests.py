@@ -1666,8 +1666,12 @@ def project_imports_name_the_other_file(ctx: Ctx):
     open_doc(s, uri("evaluate.py"), read("evaluate.py"), language="python")
     eq([d["code"] for d in pushed(s, uri("evaluate.py"))], ["OOM302"], "evaluate.py: modelzoo starts CUDA")
     memory = read("utils/memory.py")
+    m = s.mark()
     open_doc(s, uri("utils/memory.py"), memory, language="python")
     pushed(s, uri("utils/memory.py"))
+    # Opening it analyses train.py again too (its text now stands for the
+    # file): wait for that before the edit, or its push could pass for the edit's.
+    pushed(s, uri("train.py"), after=m)
     m = s.mark()
     change(s, uri("utils/memory.py"), 2, [{"text": memory.replace("    torch.cuda.empty_cache()\n", "")}])
     after = pushed(s, uri("train.py"), after=m)
@@ -1683,6 +1687,139 @@ def project_imports_name_the_other_file(ctx: Ctx):
     eq(sorted(set(others)), sorted({uri("train.py"), uri("utils/memory.py")}),
        "evaluate.py imports no file edited: not analysed again")
     expect_still_serving(s)
+
+
+def project_copy_server(ctx: Ctx, tmp: str, **caps):
+    """A server whose workspace folder is a copy of the training_repo fixture
+    project, which a test may change on disk; with the copy's path and URI makers."""
+    import shutil
+    folder = os.path.join(tmp, "training_repo")
+    shutil.copytree(os.path.join(ctx.fixtures, "projects", "training_repo"), folder)
+    path = lambda name: os.path.join(folder, name)  # noqa: E731
+    uri = lambda name: "file://" + path(name)  # noqa: E731
+    s = ctx.server()
+    s.call_ok("initialize", {"processId": os.getpid(), "rootUri": None,
+                             "capabilities": client_capabilities(watch_files=True, **caps),
+                             "workspaceFolders": [{"uri": "file://" + folder, "name": "training_repo"}]})
+    s.notify("initialized", {})
+    return s, path, uri
+
+
+def watched_files_registrations(s: LspServer) -> list:
+    return [r for req in s.server_requests("client/registerCapability")
+            for r in req["params"]["registrations"] if r["method"] == "workspace/didChangeWatchedFiles"]
+
+
+@case
+def watched_files_registered_only_when_the_client_can(ctx: Ctx):
+    folder = os.path.abspath(os.path.join(ctx.fixtures, "projects", "training_repo"))
+    folders = [{"uri": "file://" + folder, "name": "training_repo"}]
+    s = ctx.server()
+    s.call_ok("initialize", {"processId": os.getpid(), "rootUri": None, "workspaceFolders": folders,
+                             "capabilities": client_capabilities(watch_files=True)})
+    s.notify("initialized", {})
+    s.wait_for(lambda: watched_files_registrations(s), what="client/registerCapability after initialized")
+    (registration,) = watched_files_registrations(s)
+    eq(registration["registerOptions"], {"watchers": [{"globPattern": "**/*.py", "kind": 7}]},
+       "the Python files the project analysis reads, created, changed and deleted")
+    expect_still_serving(s)
+    other = ctx.server(name="no dynamic registration")
+    other.call_ok("initialize", {"processId": os.getpid(), "rootUri": None, "workspaceFolders": folders,
+                                 "capabilities": client_capabilities()})
+    other.notify("initialized", {})
+    expect_still_serving(other)
+    other.settle()
+    eq(other.server_requests("client/registerCapability"), [], "no registration for a client that cannot take one")
+
+
+@case
+def file_changed_on_disk_reanalyses_its_importers(ctx: Ctx):
+    # A closed project file changed on disk (a checkout) counts once the
+    # client's watcher reports it: only the open scripts that import it are
+    # analysed again.
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        s, path, uri = project_copy_server(ctx, tmp)
+        memory = open(path("utils/memory.py"), encoding="utf-8").read()
+        without_flush = memory.replace("    torch.cuda.empty_cache()\n", "")
+        check(without_flush != memory, "the fixture's helper flushes the cache")
+
+        def write(name: str, text: str) -> None:
+            with open(path(name), "w", encoding="utf-8") as f:
+                f.write(text)
+
+        def watched(name: str, kind: int) -> None:
+            s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(name), "type": kind}]})
+
+        write("utils/memory.py", without_flush)
+        open_doc(s, uri("train.py"), open(path("train.py"), encoding="utf-8").read(), language="python")
+        eq([d["code"] for d in pushed(s, uri("train.py"))], ["OOM302"], "the helper does not flush yet")
+        open_doc(s, uri("evaluate.py"), open(path("evaluate.py"), encoding="utf-8").read(), language="python")
+        pushed(s, uri("evaluate.py"))
+
+        m = s.mark()
+        write("utils/memory.py", memory)
+        watched("utils/memory.py", 2)
+        after = {d["code"]: d for d in pushed(s, uri("train.py"), after=m)}
+        eq(sorted(after), ["OOM301", "OOM302"], "the helper flushes now: train.py analysed again")
+        eq([(r["location"]["uri"], r["location"]["range"]["start"]["line"])
+            for r in after["OOM301"]["relatedInformation"]], [(uri("utils/memory.py"), 8)], "the flush on disk")
+
+        m = s.mark()
+        write("utils/memory.py", without_flush)
+        watched("utils/memory.py", 2)
+        eq([d["code"] for d in pushed(s, uri("train.py"), after=m)], ["OOM302"], "changed back: the flush is gone")
+        s.settle()
+        eq(sorted({n["params"]["uri"] for n in s.notifications("textDocument/publishDiagnostics", m)}),
+           [uri("train.py")], "evaluate.py imports no file that changed: not analysed again")
+
+        # An open document's own text wins over the disk.
+        m = s.mark()
+        open_doc(s, uri("utils/memory.py"), memory, language="python")
+        pushed(s, uri("utils/memory.py"))
+        eq(sorted(d["code"] for d in pushed(s, uri("train.py"), after=m)), ["OOM301", "OOM302"],
+           "opened with the flush")
+        m = s.mark()
+        write("utils/memory.py", without_flush)
+        watched("utils/memory.py", 2)
+        s.settle()
+        eq(s.notifications("textDocument/publishDiagnostics", m), [], "the open text stands for the file")
+        m = s.mark()
+        s.notify("textDocument/didClose", {"textDocument": {"uri": uri("utils/memory.py")}})
+        eq([d["code"] for d in pushed(s, uri("train.py"), after=m)], ["OOM302"], "closed: the disk counts again")
+
+        # A deleted module: the helper's flush goes with it; created again, it is back.
+        m = s.mark()
+        write("utils/memory.py", memory)
+        watched("utils/memory.py", 2)
+        eq(sorted(d["code"] for d in pushed(s, uri("train.py"), after=m)), ["OOM301", "OOM302"], "restored")
+        m = s.mark()
+        os.remove(path("utils/memory.py"))
+        watched("utils/memory.py", 3)
+        eq([d["code"] for d in pushed(s, uri("train.py"), after=m)], ["OOM302"], "deleted: no flush")
+        m = s.mark()
+        write("utils/memory.py", memory)
+        watched("utils/memory.py", 1)
+        eq(sorted(d["code"] for d in pushed(s, uri("train.py"), after=m)), ["OOM301", "OOM302"], "created again")
+        # A malformed event is ignored, and the server reads on.
+        s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri("train.py"), "type": 9}]})
+        expect_still_serving(s)
+
+
+@case
+def file_changed_on_disk_refreshes_pull_clients(ctx: Ctx):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        s, path, uri = project_copy_server(ctx, tmp, pull=True, refresh=True)
+        open_doc(s, uri("train.py"), open(path("train.py"), encoding="utf-8").read(), language="python")
+        eq(sorted(d["code"] for d in pull(s, uri("train.py"))["items"]), ["OOM301", "OOM302"], "as written")
+        m = s.mark()
+        with open(path("utils/memory.py"), "w", encoding="utf-8") as f:
+            f.write("def free_memory():\n    pass\n")
+        s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri("utils/memory.py"), "type": 2}]})
+        s.wait_for(lambda: s.server_requests("workspace/diagnostic/refresh", m), what="workspace/diagnostic/refresh")
+        eq([d["code"] for d in pull(s, uri("train.py"))["items"]], ["OOM302"], "pulled again: no flush")
+        eq(s.notifications("textDocument/publishDiagnostics", m), [], "a pull client gets no push")
 
 
 # ---------------------------------------------------------------------------

@@ -192,3 +192,54 @@ TEST_CASE("a chain of hundreds of imports: CUDA at its end is found, the walk ho
   CHECK(d->related.at(0).path == "root/m400.py");
   CHECK(*p.reads == static_cast<int>(files.size()));  // each file read once
 }
+
+TEST_CASE("a method of another file's class that flushes, called on the class or an instance in the loop") {
+  const std::string train =
+      "from utils import MemoryManager\nfrom utils.memory import MemoryManager as Manager\n\n"
+      "memory = Manager()\nfor step in range(10):\n    loss.backward()\n    opt.step()\n"
+      "    memory.stats()\n    memory.flush()\n    MemoryManager.release()\n";
+  TestProject p({{"train.py", train},
+                 {"utils/__init__.py", "from .memory import MemoryManager\n"},
+                 {"utils/memory.py",
+                  "import torch\n\nclass MemoryManager:\n    def flush(self):\n        self._release()\n\n"
+                  "    def _release(self):\n        torch.cuda.empty_cache()\n\n    def stats(self):\n        return 1\n\n"
+                  "    @staticmethod\n    def release():\n        torch.cuda.empty_cache()\n"}});
+  auto all = p.lint("train.py");
+  std::vector<const Diagnosis*> found;
+  for (const auto& d : all)
+    if (d.code == "OOM301") found.push_back(&d);
+  REQUIRE(found.size() == 2);  // not stats()
+  CHECK(found[0]->location.line == 9);
+  REQUIRE(found[0]->related.size() == 1);
+  CHECK(found[0]->related[0].path == "root/utils/memory.py");
+  CHECK(found[0]->related[0].line == 8);
+  CHECK(found[0]->related[0].message == "`torch.cuda.empty_cache()` is called here, in `_release()`");
+  CHECK(found[1]->location.line == 10);  // through the package's re-export of the class
+  REQUIRE(found[1]->related.size() == 1);
+  CHECK(found[1]->related[0].line == 15);
+}
+
+TEST_CASE("methods of classes in two files calling each other in a cycle: cut, nothing found") {
+  TestProject p({{"train.py",
+                  "from a import A\nx = A()\nfor step in range(10):\n    loss.backward()\n    x.go()\n"},
+                 {"a.py", "from b import B\nclass A:\n    def go(self):\n        b = B()\n        b.go()\n"},
+                 {"b.py", "from a import A\nclass B:\n    def go(self):\n        a = A()\n        a.go()\n"}});
+  CHECK(p.lint("train.py").empty());
+}
+
+TEST_CASE("an imported module whose module-level call runs an import that starts CUDA") {
+  TestProject p({{"train.py", std::string("import os\nimport launcher\n") + kSetting},
+                 {"launcher.py", "def setup():\n    import gpu\n\n\ndef unused():\n    import other\n\n\nsetup()\n"},
+                 {"other.py", "import torch\ntorch.cuda.init()\n"},
+                 {"gpu/__init__.py", "import torch\n\ntorch.cuda.set_device(0)\n"}});
+  auto all = p.lint("train.py");
+  const Diagnosis* d = find(all, "OOM302");
+  REQUIRE(d);
+  CHECK(d->message.find("`import launcher`, which runs `torch.cuda.set_device(0)` in gpu/__init__.py at line 3") !=
+        std::string::npos);
+  // A def no module-level code calls imports nothing when the module runs.
+  TestProject q({{"train.py", std::string("import os\nimport launcher\n") + kSetting},
+                 {"launcher.py", "def unused():\n    import other\n"},
+                 {"other.py", "import torch\ntorch.cuda.init()\n"}});
+  CHECK_FALSE(find(q.lint("train.py"), "OOM302"));
+}

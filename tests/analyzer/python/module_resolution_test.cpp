@@ -80,6 +80,11 @@ TEST_CASE("a qualified name resolves to a function of a project module") {
   CHECK(project_function("lib.core.step", "train.py", kProject) == ProjectFunction{"src/lib/core.py", "step"});
   CHECK_FALSE(project_function("torch.cuda.empty_cache", "train.py", kProject));
   CHECK_FALSE(project_function("pkg", "train.py", kProject));
+  // A method of a module's class; one level of class only.
+  CHECK(project_function("pkg.mod.Manager.flush", "train.py", kProject) == ProjectFunction{"pkg/mod.py", "Manager.flush"});
+  CHECK(project_function("pkg.Manager.flush", "train.py", kProject) == ProjectFunction{"pkg/__init__.py", "Manager.flush"});
+  CHECK_FALSE(project_function("pkg.mod.A.B.flush", "train.py", kProject));
+  CHECK_FALSE(project_function("torch.cuda.Stream.synchronize", "train.py", kProject));
   CHECK(module_file("pkg.sub", "train.py", kProject) == "pkg/sub/__init__.py");
   CHECK_FALSE(module_file("pkg.missing", "train.py", kProject));
 }

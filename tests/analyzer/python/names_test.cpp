@@ -265,3 +265,40 @@ TEST_CASE("python names: an `except ImportError` fallback does not shadow the im
   CHECK(qualified(s, "torch.cuda.empty_cache()") == "torch.cuda.empty_cache");
   CHECK(qualified(s, "np.zeros(1)") == "<none>");  // any other handler is a real rebinding
 }
+
+TEST_CASE("python names: a method called on an instance of an imported class") {
+  Script s = parse_script(
+      "from utils.memory import MemoryManager\n"
+      "import torch\n"
+      "mm = MemoryManager(limit=1)\n"
+      "mm.flush()\n"
+      "MemoryManager.release()\n"
+      "x = torch.randn(3)\n"
+      "x.cuda()\n"
+      "def step():\n"
+      "    mm.flush()\n"
+      "other = mm\n"
+      "other.flush()\n"
+      "y = 3\n"
+      "y.flush()\n");
+  CHECK_FALSE(s.has_errors());
+  auto first = find_call(s, "mm.flush()");
+  CHECK_FALSE(first.qualified_name);  // the instance is a local, not the class
+  CHECK(first.instance_method == "utils.memory.MemoryManager.flush");
+  CHECK(find_call(s, "mm.flush()", 1).instance_method == "utils.memory.MemoryManager.flush");  // seen from a def
+  CHECK(qualified(s, "MemoryManager.release()") == "utils.memory.MemoryManager.release");
+  CHECK(find_call(s, "x.cuda()").instance_method == "torch.randn.cuda");
+  CHECK(find_call(s, "other.flush()").instance_method == "utils.memory.MemoryManager.flush");  // an alias of it
+  CHECK_FALSE(find_call(s, "y.flush()").instance_method);
+  CHECK_FALSE(find_call(s, "MemoryManager(limit=1)").instance_method);
+}
+
+TEST_CASE("python names: an instance rebound to something else is no instance seen from a def") {
+  Script s = parse_script(
+      "from utils.memory import MemoryManager\n"
+      "mm = MemoryManager()\n"
+      "def step():\n"
+      "    mm.flush()\n"
+      "mm = None\n");
+  CHECK_FALSE(find_call(s, "mm.flush()").instance_method);
+}
