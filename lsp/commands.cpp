@@ -149,7 +149,7 @@ void Server::verify(CommandArguments& args, const CommandReply& reply) {
 }
 
 void Server::show_fix(CommandArguments& args, const CommandReply& reply) {
-  auto fix = args.empty() ? std::nullopt : fix_request(args[0]);
+  auto fix = show_fix_argument(args);
   if (!fix) throw ParamsError("oomlens.showFix expects a fix object");
   std::string text = show_fix_message(*fix);
   notify("window/showMessage", MessageParams{3, text});

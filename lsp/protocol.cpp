@@ -335,6 +335,11 @@ std::optional<std::string> snapshot_argument(const json& arguments) {
   return std::nullopt;
 }
 
+std::optional<FixRequest> show_fix_argument(const json& arguments) {
+  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
+  return fix_request(arguments[0]);
+}
+
 std::optional<FixRequest> fix_request(const json& j) {
   if (!j.is_object()) return std::nullopt;
   const json* kind = optional_member(j, "kind", vt::string);

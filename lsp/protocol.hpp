@@ -419,6 +419,8 @@ VerifyArgument verify_argument(const nlohmann::json& arguments);
 std::optional<std::string> snapshot_argument(const nlohmann::json& arguments);
 // A fix object (its kind empty when it names none); nothing for another value.
 std::optional<FixRequest> fix_request(const nlohmann::json& j);
+// oomlens.showFix's: the fix object it is given first.
+std::optional<FixRequest> show_fix_argument(const nlohmann::json& arguments);
 
 // ---- Reading replies to the server's requests -----------------------------------
 // Leniently: an answer the server cannot use changes nothing.

@@ -160,6 +160,12 @@ TEST_CASE("command arguments: oomlens.verify's and oomlens.analyzeSnapshot's") {
   CHECK(snapshot_argument(json::parse(R"([{"path": 1, "uri": "file:///b.pickle"}])")) == "file:///b.pickle");
   CHECK_FALSE(snapshot_argument(json::parse(R"([{"file": "/c.pickle"}])")));
   CHECK_FALSE(snapshot_argument(json::array()));
+
+  auto fix = show_fix_argument(json::parse(R"([{"kind": "env", "name": "PYTORCH_CUDA_ALLOC_CONF"}])"));
+  REQUIRE(fix);
+  CHECK(fix->name == "PYTORCH_CUDA_ALLOC_CONF");
+  CHECK_FALSE(show_fix_argument(json::array({"not a fix"})));
+  CHECK_FALSE(show_fix_argument(json::array()));
 }
 
 TEST_CASE("an inlay hint's tooltip is Markdown content or plain text") {
