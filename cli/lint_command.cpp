@@ -118,6 +118,19 @@ std::optional<PathsToLint> expand_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
+// One diagnostic as lint prints it, a line: "path:line:col: CODE message", a
+// notebook's place spelled out by cell (counted from 1, as a notebook shows
+// them); " [*] " after the code when a fix would apply.
+void print_diagnostic(std::ostream& out, const std::string& path, const rules::Diagnosis& d,
+                      std::optional<std::size_t> cell, bool fixable) {
+  if (cell)
+    out << path << ": cell " << *cell + 1 << ", line " << d.location.line << ", column "
+        << d.location.source->start.column << ": ";
+  else
+    out << path << ":" << d.location.line << ":" << d.location.source->start.column << ": ";
+  out << d.code << (fixable ? " [*] " : " ") << d.message << "\n";
+}
+
 // The diagnostics of one file's text (syntax errors of a script as E999).
 // In a project, what its imports do in the project's other files counts too;
 // `parsed` is the text's script when it was parsed already.
@@ -308,9 +321,7 @@ class LintRun {
       if (from_stdin && o_.fix) {
         // As ruff: the fixed text on standard output, the diagnostics left on standard error.
         std::cout << current;
-        for (const auto& d : diags)
-          std::cerr << file << ":" << d.location.line << ":" << d.location.source->start.column << ": " << d.code
-                    << " " << d.message << "\n";
+        for (const auto& d : diags) print_diagnostic(std::cerr, file, d, std::nullopt, false);
         return diags.empty() ? kExitClean : kExitFound;
       }
       if (current != source) {
@@ -389,12 +400,7 @@ int lint(Options o) {
     for (const auto& f : linted)
       for (std::size_t i = 0; i < f.diagnostics.size(); ++i) {
         const auto& d = f.diagnostics[i];
-        if (f.cells.empty())
-          std::cout << f.path << ":" << d.location.line << ":" << d.location.source->start.column << ": ";
-        else  // cells counted from 1, as a notebook shows them
-          std::cout << f.path << ": cell " << f.cells[i] + 1 << ", line " << d.location.line << ", column "
-                    << d.location.source->start.column << ": ";
-        std::cout << d.code << (report::fix_applies(d, o.unsafe) ? " [*] " : " ") << d.message << "\n";
+        print_diagnostic(std::cout, f.path, d, f.cell(i), report::fix_applies(d, o.unsafe));
       }
     // The summary goes to stderr: stdout stays one diagnostic per line.
     if (reported > 0 || fixed > 0) {

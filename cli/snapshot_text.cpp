@@ -140,12 +140,9 @@ void print_snapshot_text(std::ostream& out, const std::string& path, const snap:
   }
   if (report.oom) {
     const rules::Diagnosis& d = *report.oom;
-    const auto& o = d.snapshot_oom();
+    const auto& o = report.oom_entry();
     out << "\nout of memory on device " << o.device << ": " << analyzer::to_string(o.verdict.cls) << "\n";
-    out << "  requested        " << report::evidence_size(d, "requested_bytes") << "\n";
-    out << "  device free      " << report::evidence_size(d, "device_free_bytes") << "\n";
-    out << "  cached free      " << report::evidence_size(d, "cached_free_bytes") << "\n";
-    out << "  largest free     " << report::evidence_size(d, "largest_free_block_bytes") << "\n";
+    for (const auto& f : report::verdict_figures(d)) out << fmt::format("  {:<17}{}\n", f.short_label, f.value);
     for (const auto& line : o.verdict.arithmetic) out << "  = " << line << "\n";
     for (const auto& line : o.verdict.notes) out << "  note: " << line << "\n";
     if (o.oom_events > 1) out << "  note: " << o.oom_events << " oom events on this device; the last is shown\n";

@@ -1,15 +1,12 @@
 // What the client can do (read once from initialize), what the user chose
-// (settings), and the commands the server announces (lsp/protocol.cpp says
-// the rest of what it announces).
+// (settings), and the commands the server announces. lsp/protocol.cpp reads
+// the first two from their JSON and says the rest of what the server announces.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
+#include <cstddef>
 
 #include "lsp/positions.hpp"
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::lsp {
 
@@ -29,17 +26,12 @@ struct ClientCapabilities {
   bool show_message = true;
 };
 
-ClientCapabilities read_client_capabilities(const nlohmann::json& params);
-
 // Settings under the "oomlens" section (initializationOptions or
 // workspace/configuration), e.g. {"allocatorOption": "expandable_segments:True"}.
 struct Settings {
   rules::RuleOptions rules;
   std::size_t progress_threshold_bytes = 4u << 20;  // show progress for documents this large
 };
-// Unknown keys are ignored; a value of the wrong type keeps the default and
-// is reported in `problems`.
-Settings read_settings(const nlohmann::json& section, std::vector<std::string>& problems);
 
 // The commands the server executes (workspace/executeCommand).
 inline constexpr const char* kDiagnoseText = "oomlens.diagnoseText";

@@ -27,7 +27,7 @@ std::string show_fix_message(const FixRequest& fix) {
 }
 
 // The command's first argument as text (a string, or {"text": ...}).
-TextArgument text_of(nlohmann::json& args, std::string_view command, const char* what) {
+TextArgument text_of(CommandArguments& args, std::string_view command, const char* what) {
   auto text = text_argument(args);
   if (!text) throw ParamsError(fmt::format("{} expects {}", command, what));
   return std::move(*text);
@@ -35,8 +35,8 @@ TextArgument text_of(nlohmann::json& args, std::string_view command, const char*
 
 }  // namespace
 
-void Server::execute_command(ExecuteCommandParams params, const Reply<nlohmann::json>& reply) {
-  using Handler = void (Server::*)(nlohmann::json&, const CommandReply&);
+void Server::execute_command(ExecuteCommandParams params, const CommandReply& reply) {
+  using Handler = void (Server::*)(CommandArguments&, const CommandReply&);
   static const std::map<std::string, Handler, std::less<>> commands = {
       {kDiagnoseText, &Server::diagnose_text},       {kAnalyzeSnapshot, &Server::analyze_snapshot},
       {kFixScript, &Server::fix_script},             {kExplain, &Server::explain},
@@ -49,7 +49,7 @@ void Server::execute_command(ExecuteCommandParams params, const Reply<nlohmann::
   (this->*(it->second))(params.arguments, reply);
 }
 
-void Server::diagnose_text(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::diagnose_text(CommandArguments& args, const CommandReply& reply) {
   // Any text: a selected traceback, a terminal's output. Runs in the
   // background so a large selection cannot stall the server.
   TextArgument text = text_of(args, kDiagnoseText, "the text to diagnose");
@@ -59,25 +59,25 @@ void Server::diagnose_text(nlohmann::json& args, const Reply<nlohmann::json>& re
     CommandResult result{.report = report::report_json({{label, report}}, {.breakdown = true}), .markdown = report_markdown(report)};
     io_.run_on_protocol([reply, result = std::move(result)] {
       if (reply.cancelled()) return;  // answered already with -32800
-      reply(nlohmann::json(result));
+      reply(result);
     });
   });
 }
 
-void Server::analyze_snapshot(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::analyze_snapshot(CommandArguments& args, const CommandReply& reply) {
   // A snapshot can be hundreds of MiB: read and analysed in the background.
-  io_.run_in_background([this, reply, path = snapshot_argument_path(args)] {
+  io_.run_in_background([this, reply, path = snapshot_argument_path(snapshot_argument(args))] {
     SnapshotCommandOutcome outcome = run_snapshot_command(path, *reply.request()->cancelled);
     io_.run_on_protocol([this, reply, outcome = std::move(outcome)]() mutable {
       if (reply.cancelled() || outcome.cancelled) return;  // answered already with -32800
       if (outcome.error_code) return reply.error(outcome.error_code, outcome.error);
-      reply(nlohmann::json(outcome.result));
+      reply(outcome.result);
       show_snapshot_lines(std::move(outcome.lines));
     });
   });
 }
 
-void Server::fix_script(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::fix_script(CommandArguments& args, const CommandReply& reply) {
   auto arg = fix_script_argument(args);
   if (!arg) throw ParamsError("oomlens.fixScript expects [{\"uri\": \"file:///.../train.py\", \"fix\": {\"kind\": ...}}]");
   auto fix = fix_request(arg->fix);
@@ -86,7 +86,7 @@ void Server::fix_script(nlohmann::json& args, const Reply<nlohmann::json>& reply
   if (documents_.get(arg->uri)) {
     // Open in the client: the edit is made on, and names, the version it holds.
     with_analysis(reply.request(), arg->uri, [this, reply, fix = std::move(*fix)](const DocumentAnalysis& a) {
-      reply(nlohmann::json(script_fix(a, fix, client_, true)));
+      reply(script_fix(a, fix, client_, true));
     });
     return;
   }
@@ -96,67 +96,64 @@ void Server::fix_script(nlohmann::json& args, const Reply<nlohmann::json>& reply
   std::string error;
   auto a = analyze_file_for_fixes(arg->uri, *path, client_, settings_, error);
   if (!a) throw ParamsError(fmt::format("oomlens.fixScript: {}: {}", *path, error));
-  reply(nlohmann::json(script_fix(*a, *fix, client_, false)));
+  reply(script_fix(*a, *fix, client_, false));
 }
 
-void Server::explain(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::explain(CommandArguments& args, const CommandReply& reply) {
   std::string code = text_of(args, kExplain, "a rule code").text;
   auto doc = rules::rule_doc(code);
   if (!doc) throw ParamsError(fmt::format("no rule named '{}'", code));
-  reply(nlohmann::json(CommandResult{.markdown = std::string(*doc)}));
+  reply(CommandResult{.markdown = std::string(*doc)});
 }
 
-void Server::explain_document(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::explain_document(CommandArguments& args, const CommandReply& reply) {
   std::string uri = text_of(args, kExplainDocument, "a document URI").text;
   with_analysis(reply.request(), uri, [reply](const DocumentAnalysis& a) {
-    reply(nlohmann::json(CommandResult{.markdown = report_markdown(a.report)}));
+    reply(CommandResult{.markdown = report_markdown(a.report)});
   });
 }
 
-void Server::copy_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::copy_verification(CommandArguments& args, const CommandReply& reply) {
   pass_verification(args, reply, false);
 }
 
-void Server::run_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::run_verification(CommandArguments& args, const CommandReply& reply) {
   pass_verification(args, reply, true);
 }
 
-void Server::pass_verification(nlohmann::json& args, const Reply<nlohmann::json>& reply, bool run) {
+void Server::pass_verification(CommandArguments& args, const CommandReply& reply, bool run) {
   // The server never runs commands itself: an editor integration copies or
   // runs it in a terminal the user sees; other clients show it.
   std::string command = text_of(args, run ? kRunVerification : kCopyVerification, "a command line").text;
   notify("window/showMessage",
          MessageParams{3, fmt::format("{} this command in a terminal: {}", run ? "Run" : "Copy", command)});
-  reply(nlohmann::json(CommandResult{.command = command}));
+  reply(CommandResult{.command = command});
 }
 
-void Server::verify(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
+void Server::verify(CommandArguments& args, const CommandReply& reply) {
   // [{"uri": ..., "conf"?: "expandable_segments:True"}]: the `oomlens verify`
   // command for an open script (the setting given, else the one the server
   // proposes) or log (its first incident's). Like the verification commands,
   // it is for the editor to run in a terminal the user sees.
-  if (args.empty() || !args[0].is_object()) throw ParamsError("oomlens.verify expects [{\"uri\": ..., \"conf\"?: ...}]");
-  std::string uri = member(args[0], "uri", nlohmann::json::value_t::string).get<std::string>();
-  std::optional<std::string> conf;
-  if (args[0].contains("conf")) conf = member(args[0], "conf", nlohmann::json::value_t::string).get<std::string>();
+  auto [uri, conf] = verify_argument(args);
   if (!documents_.get(uri)) throw ParamsError(fmt::format("oomlens.verify: '{}' is not open", uri));
-  with_analysis(reply.request(), uri, [this, reply, conf](const DocumentAnalysis& a) {
+  with_analysis(reply.request(), uri, [this, reply, conf = std::move(conf)](const DocumentAnalysis& a) {
     std::string command = verify_command_for(a, conf);
     if (command.empty()) {
       reply.error(InvalidParams, "oomlens.verify: this document has no failure or script to verify");
       return;
     }
     notify("window/showMessage", MessageParams{3, fmt::format("Run this command in a terminal: {}", command)});
-    reply(nlohmann::json(CommandResult{.command = command}));
+    reply(CommandResult{.command = command});
   });
 }
 
-void Server::show_fix(nlohmann::json& args, const Reply<nlohmann::json>& reply) {
-  auto fix = args.empty() ? std::nullopt : fix_request(args[0]);
+void Server::show_fix(CommandArguments& args, const CommandReply& reply) {
+  auto fix = show_fix_argument(args);
   if (!fix) throw ParamsError("oomlens.showFix expects a fix object");
   std::string text = show_fix_message(*fix);
   notify("window/showMessage", MessageParams{3, text});
-  reply(nlohmann::json(CommandResult{.message = text}));
+  reply(CommandResult{.message = text});
 }
 
 }  // namespace oomlens::lsp

@@ -15,7 +15,7 @@
 #include "lsp/capabilities.hpp"
 #include "lsp/documents.hpp"
 #include "lsp/protocol.hpp"
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 #include "rules/source/config_lint.hpp"
 #include "rules/source/source_rules.hpp"
 

@@ -8,8 +8,6 @@
 
 namespace oomlens::lsp {
 
-using nlohmann::json;
-
 void Server::reanalyse_job_of(const std::string& uri) {
   std::string key = job_key_of_uri(uri);
   if (key.empty()) return;

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::lsp {
 

@@ -1,5 +1,9 @@
 #include "lsp/protocol.hpp"
 
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "lsp/local_files.hpp"
@@ -11,6 +15,9 @@ using vt = json::value_t;
 
 // ---- Reading ---------------------------------------------------------------------
 
+namespace {
+
+// A member of an object, required to have the given type.
 const json& member(const json& object, const char* key, vt type) {
   if (!object.is_object()) throw ParamsError(fmt::format("expected an object with '{}'", key));
   auto it = object.find(key);
@@ -20,8 +27,6 @@ const json& member(const json& object, const char* key, vt type) {
   if (!ok) throw ParamsError(fmt::format("'{}' has the wrong type", key));
   return *it;
 }
-
-namespace {
 
 json& member_ref(json& object, const char* key, vt type) {
   return const_cast<json&>(member(static_cast<const json&>(object), key, type));
@@ -59,16 +64,81 @@ std::optional<Range> range_of(const json& j) {
   }
 }
 
-}  // namespace
-
-std::optional<json> settings_section(const json& value) {
-  if (value.is_object() && value.contains("oomlens")) return value["oomlens"];
-  return value;
+// Reads a nested member without throwing on missing keys or wrong types.
+const json* at_path(const json& j, std::initializer_list<const char*> path) {
+  const json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(key);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
 }
+
+bool flag(const json& j, std::initializer_list<const char*> path) {
+  const json* v = at_path(j, path);
+  return v && v->is_boolean() && v->get<bool>();
+}
+
+bool array_has(const json* arr, std::string_view value) {
+  if (!arr || !arr->is_array()) return false;
+  return std::any_of(arr->begin(), arr->end(), [&](const json& x) { return x.is_string() && x.get<std::string>() == value; });
+}
+
+ClientCapabilities client_capabilities(const json& params) {
+  ClientCapabilities c;
+  const json* caps = at_path(params, {"capabilities"});
+  if (!caps) return c;
+  // UTF-8 when the client offers it (no conversion on our side), else the
+  // mandatory UTF-16.
+  if (const json* encodings = at_path(*caps, {"general", "positionEncodings"}); array_has(encodings, "utf-8"))
+    c.encoding = PositionEncoding::utf8;
+  c.pull_diagnostics = at_path(*caps, {"textDocument", "diagnostic"}) != nullptr;
+  c.diagnostic_refresh = flag(*caps, {"workspace", "diagnostics", "refreshSupport"});
+  c.code_action_literals = at_path(*caps, {"textDocument", "codeAction", "codeActionLiteralSupport"}) != nullptr;
+  bool data_support = flag(*caps, {"textDocument", "codeAction", "dataSupport"});
+  const json* resolvable = at_path(*caps, {"textDocument", "codeAction", "resolveSupport", "properties"});
+  c.resolve_edit = data_support && array_has(resolvable, "edit");
+  c.resolve_command = data_support && array_has(resolvable, "command");
+  c.document_changes = flag(*caps, {"workspace", "workspaceEdit", "documentChanges"});
+  c.work_done_progress = flag(*caps, {"window", "workDoneProgress"});
+  c.configuration = flag(*caps, {"workspace", "configuration"});
+  c.inlay_hint_refresh = flag(*caps, {"workspace", "inlayHint", "refreshSupport"});
+  c.watch_files = flag(*caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+  c.markdown_hover = array_has(at_path(*caps, {"textDocument", "hover", "contentFormat"}), "markdown");
+  return c;
+}
+
+// The settings in `section` (the "oomlens" section itself).
+SettingsSection settings_of(const json& section) {
+  SettingsSection out;
+  if (!section.is_object()) return out;
+  if (auto it = section.find("allocatorOption"); it != section.end()) {
+    if (it->is_string() && !it->get<std::string>().empty() && it->get<std::string>().find(':') != std::string::npos)
+      out.settings.rules.fragmentation_option = it->get<std::string>();
+    else
+      out.problems.emplace_back(
+          "oomlens.allocatorOption must be an allocator option such as \"expandable_segments:True\"");
+  }
+  if (auto it = section.find("progressThresholdBytes"); it != section.end()) {
+    if (it->is_number_unsigned()) out.settings.progress_threshold_bytes = it->get<std::size_t>();
+    else out.problems.emplace_back("oomlens.progressThresholdBytes must be a non-negative integer");
+  }
+  return out;
+}
+
+// Settings sent as a whole object: its "oomlens" member when it has one.
+SettingsSection settings_within(const json& value) {
+  if (value.is_object() && value.contains("oomlens")) return settings_of(value["oomlens"]);
+  return settings_of(value);
+}
+
+}  // namespace
 
 void read(json& j, InitializeParams& out) {
   if (!j.is_object()) throw ParamsError("initialize expects an object");
-  out.capabilities = read_client_capabilities(j);
+  out.capabilities = client_capabilities(j);
   if (const json* folders = optional_member(j, "workspaceFolders", vt::array)) {
     for (const json& folder : *folders)
       if (folder.is_object() && folder.contains("uri") && folder["uri"].is_string())
@@ -78,7 +148,7 @@ void read(json& j, InitializeParams& out) {
   } else if (const json* root_path = optional_member(j, "rootPath", vt::string)) {
     out.workspace_folders.push_back(root_path->get<std::string>());
   }
-  if (j.contains("initializationOptions")) out.settings = settings_section(j["initializationOptions"]);
+  if (j.contains("initializationOptions")) out.settings = settings_within(j["initializationOptions"]);
 }
 
 void read(json&, NoParams&) {}
@@ -88,7 +158,7 @@ void read(json& j, CancelParams& out) {
 }
 
 void read(json& j, DidChangeConfigurationParams& out) {
-  if (const json* s = optional_member(j, "settings", vt::object)) out.settings = settings_section(*s);
+  if (const json* s = optional_member(j, "settings", vt::object)) out.settings = settings_within(*s);
 }
 
 void read(json& j, DidChangeWatchedFilesParams& out) {
@@ -257,6 +327,29 @@ std::optional<FixScriptArgument> fix_script_argument(json& arguments) {
   return FixScriptArgument{uri->get<std::string>(), std::move(first["fix"])};
 }
 
+VerifyArgument verify_argument(const json& arguments) {
+  if (!arguments.is_array() || arguments.empty() || !arguments[0].is_object())
+    throw ParamsError("oomlens.verify expects [{\"uri\": ..., \"conf\"?: ...}]");
+  const json& first = arguments[0];
+  VerifyArgument out{member(first, "uri", vt::string).get<std::string>()};
+  if (first.contains("conf")) out.conf = member(first, "conf", vt::string).get<std::string>();
+  return out;
+}
+
+std::optional<std::string> snapshot_argument(const json& arguments) {
+  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
+  const json& first = arguments[0];
+  if (first.is_string()) return first.get<std::string>();
+  for (const char* key : {"path", "uri"})
+    if (const json* text = optional_member(first, key, vt::string)) return text->get<std::string>();
+  return std::nullopt;
+}
+
+std::optional<FixRequest> show_fix_argument(const json& arguments) {
+  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
+  return fix_request(arguments[0]);
+}
+
 std::optional<FixRequest> fix_request(const json& j) {
   if (!j.is_object()) return std::nullopt;
   const json* kind = optional_member(j, "kind", vt::string);
@@ -273,6 +366,11 @@ std::optional<FixRequest> fix_request(const json& j) {
   if (const json* line = optional_member(j, "line", vt::number_unsigned); line && line->is_number_unsigned())
     fix.line = line->get<std::uint32_t>();
   return fix;
+}
+
+void read(const json& result, ConfigurationResult& out) {
+  // The section itself is the answer's one item (no "oomlens" member around it).
+  if (result.is_array() && !result.empty()) out.settings = settings_of(result[0]);
 }
 
 // ---- Writing ---------------------------------------------------------------------
@@ -383,8 +481,17 @@ void to_json(json& j, const PublishDiagnosticsParams& p) {
   if (p.version) j["version"] = *p.version;
 }
 
+void to_json(json& j, const DiagnosticServerCancellationData& d) { j = {{"retriggerRequest", d.retrigger_request}}; }
+
 void to_json(json& j, const Hover& h) {
   j = {{"contents", {{"kind", h.markdown ? "markdown" : "plaintext"}, {"value", h.value}}}};
+}
+
+void to_json(json& j, const InlayHint& h) {
+  j = {{"position", h.position},
+       {"label", h.label},
+       {"paddingLeft", true},
+       {"tooltip", h.markdown_tooltip ? json{{"kind", "markdown"}, {"value", h.tooltip}} : json(h.tooltip)}};
 }
 
 void to_json(json& j, const CodeActionData& d) {
@@ -426,6 +533,10 @@ void to_json(json& j, const CommandResult& r) {
   for (auto [key, value] : {std::pair{"markdown", &r.markdown}, std::pair{"html", &r.html},
                             std::pair{"command", &r.command}, std::pair{"message", &r.message}})
     if (*value) j[key] = **value;
+}
+
+void to_json(json& j, const CommandAnswer& a) {
+  std::visit([&j](const auto& answer) { to_json(j, answer); }, a.value);
 }
 
 void to_json(json& j, const CommandArgument& argument) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -85,13 +86,22 @@ struct WorkspaceEdit {
 
 // ---- Lifecycle -------------------------------------------------------------
 
+// The "oomlens" settings as the client sent them (initializationOptions,
+// didChangeConfiguration, the answer to workspace/configuration): unknown
+// keys are ignored; a value of the wrong type keeps the default and is
+// reported in `problems`.
+struct SettingsSection {
+  Settings settings = {};
+  std::vector<std::string> problems = {};
+};
+
 struct InitializeParams {
   ClientCapabilities capabilities = {};
   // workspaceFolders' local paths (else rootUri's, else rootPath): where a
   // snapshot's relative file names are looked up.
   std::vector<std::string> workspace_folders = {};
   // initializationOptions (its "oomlens" section when it has one).
-  std::optional<nlohmann::json> settings = {};
+  std::optional<SettingsSection> settings = {};
 };
 
 struct InitializeResult {
@@ -107,7 +117,7 @@ struct CancelParams {
 
 // workspace/didChangeConfiguration: settings (their "oomlens" section).
 struct DidChangeConfigurationParams {
-  std::optional<nlohmann::json> settings = {};
+  std::optional<SettingsSection> settings = {};
 };
 
 struct ConfigurationParams {
@@ -134,6 +144,12 @@ struct FileEvent {
 };
 struct DidChangeWatchedFilesParams {
   std::vector<FileEvent> changes = {};
+};
+
+// The client's answer to workspace/configuration: the settings of the one
+// section asked for; none when the answer holds no item.
+struct ConfigurationResult {
+  std::optional<SettingsSection> settings = {};
 };
 
 // window/logMessage and window/showMessage.
@@ -225,6 +241,11 @@ struct DocumentDiagnosticReport {
   std::vector<Diagnostic> items = {};  // a full report's
 };
 
+// The data of a pull answered ServerCancelled: pull again.
+struct DiagnosticServerCancellationData {
+  bool retrigger_request = true;
+};
+
 struct PublishDiagnosticsParams {
   std::string uri = {};
   std::optional<std::int64_t> version = {};
@@ -247,6 +268,15 @@ struct InlayHintParams {
 struct Hover {
   bool markdown = true;  // contents.kind: markdown or plaintext
   std::string value = {};
+};
+
+// An inlay hint at a line's end, padded on the left; its tooltip is Markdown
+// (MarkupContent) for clients that show it, else plain text.
+struct InlayHint {
+  Position position = {};
+  std::string label = {};
+  bool markdown_tooltip = true;
+  std::string tooltip = {};
 };
 
 // A fix as code actions pass it to oomlens.showFix and oomlens.fixScript:
@@ -326,9 +356,13 @@ struct ResolvedParts {
 
 // ---- Commands ----------------------------------------------------------------
 
+// A command's arguments as the client sent them: each command has its own
+// shape, read by its reader below (text_argument, verify_argument, ...).
+using CommandArguments = nlohmann::json;
+
 struct ExecuteCommandParams {
   std::string command = {};
-  nlohmann::json arguments = nlohmann::json::array();  // moved: a selection to diagnose can be large
+  CommandArguments arguments = CommandArguments::array();  // moved: a selection to diagnose can be large
 };
 
 // oomlens.fixScript: the edit of one fix on a script or configuration file,
@@ -348,6 +382,13 @@ struct TextArgument {
   std::optional<std::string> source = {};
 };
 
+// oomlens.verify's argument: the open document, and the allocator setting to
+// verify (else the one the server proposes).
+struct VerifyArgument {
+  std::string uri = {};
+  std::optional<std::string> conf = {};
+};
+
 // oomlens.fixScript's argument: the script and the fix to apply to it.
 struct FixScriptArgument {
   std::string uri = {};
@@ -361,6 +402,15 @@ struct CommandResult {
   std::optional<std::string> html = {};
   std::optional<std::string> command = {};  // a command line to run or copy
   std::optional<std::string> message = {};
+};
+
+// What workspace/executeCommand answers: oomlens.fixScript's fix, or the
+// result of another command. A struct, not a variant alias, so that no other
+// variant converts to it when a result's JSON is looked up.
+struct CommandAnswer {
+  std::variant<CommandResult, ScriptFix> value;
+  CommandAnswer(CommandResult result) : value(std::move(result)) {}  // NOLINT(google-explicit-constructor)
+  CommandAnswer(ScriptFix fix) : value(std::move(fix)) {}            // NOLINT(google-explicit-constructor)
 };
 
 // ---- Reading params ------------------------------------------------------------
@@ -385,15 +435,20 @@ void read(nlohmann::json& j, CodeActionResolveParams& out);
 void read(nlohmann::json& j, ExecuteCommandParams& out);
 std::optional<TextArgument> text_argument(nlohmann::json& arguments);  // moves the text
 std::optional<FixScriptArgument> fix_script_argument(nlohmann::json& arguments);
+// oomlens.verify's: throws ParamsError naming what is wrong.
+VerifyArgument verify_argument(const nlohmann::json& arguments);
+// oomlens.analyzeSnapshot's: a path or URI as given (a string, or an object
+// with "path" or "uri"); nothing for another value.
+std::optional<std::string> snapshot_argument(const nlohmann::json& arguments);
 // A fix object (its kind empty when it names none); nothing for another value.
 std::optional<FixRequest> fix_request(const nlohmann::json& j);
+// oomlens.showFix's: the fix object it is given first.
+std::optional<FixRequest> show_fix_argument(const nlohmann::json& arguments);
 
-// A member of an object, required to have the given type: for the arguments
-// of commands, whose shapes are the commands' own.
-const nlohmann::json& member(const nlohmann::json& object, const char* key, nlohmann::json::value_t type);
+// ---- Reading replies to the server's requests -----------------------------------
+// Leniently: an answer the server cannot use changes nothing.
 
-// A configuration section (workspace/configuration's answer) as settings.
-std::optional<nlohmann::json> settings_section(const nlohmann::json& value);
+void read(const nlohmann::json& result, ConfigurationResult& out);
 
 // ---- Writing results -----------------------------------------------------------
 
@@ -414,7 +469,9 @@ void to_json(nlohmann::json& j, const WorkDoneProgressCreateParams& p);
 void to_json(nlohmann::json& j, const ProgressParams& p);
 void to_json(nlohmann::json& j, const DocumentDiagnosticReport& r);
 void to_json(nlohmann::json& j, const PublishDiagnosticsParams& p);
+void to_json(nlohmann::json& j, const DiagnosticServerCancellationData& d);
 void to_json(nlohmann::json& j, const Hover& h);
+void to_json(nlohmann::json& j, const InlayHint& h);
 void to_json(nlohmann::json& j, const CodeActionData& d);
 void to_json(nlohmann::json& j, const CodeAction& a);
 void to_json(nlohmann::json& j, const CodeActionItem& item);
@@ -422,6 +479,7 @@ void to_json(nlohmann::json& j, const ScriptFix& f);
 void to_json(nlohmann::json& j, const FixRequest& f);
 void to_json(nlohmann::json& j, const CommandArgument& argument);
 void to_json(nlohmann::json& j, const CommandResult& r);
+void to_json(nlohmann::json& j, const CommandAnswer& a);
 
 // An optional result: null when there is none (a hover over nothing).
 template <class T>

@@ -175,7 +175,7 @@ void Server::reply_superseded(const PendingPtr& p) {
   }
   p->answered = true;
   pending_.erase(p->id.dump());
-  io_.send(make_error(p->id, ServerCancelled, "the document changed: pull again", json{{"retriggerRequest", true}}));
+  io_.send(make_error(p->id, ServerCancelled, "the document changed: pull again", json(DiagnosticServerCancellationData{})));
 }
 
 void Server::send_request(std::string_view method, json params, std::function<void(const Response&)> on_reply) {

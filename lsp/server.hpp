@@ -132,22 +132,22 @@ class Server {
   void pull_diagnostics(DocumentDiagnosticParams params, const Reply<DocumentDiagnosticReport>& reply);
   void hover(const HoverParams& params, const Reply<std::optional<Hover>>& reply);
   // Memory at a snapshot's peak on the document's lines (snapshot_hints.cpp).
-  void inlay_hint(InlayHintParams params, const Reply<nlohmann::json>& reply);
+  void inlay_hint(InlayHintParams params, const Reply<std::vector<InlayHint>>& reply);
   std::optional<Hover> snapshot_line_hover(const std::string& uri, std::uint32_t line) const;
   void show_snapshot_lines(std::optional<SnapshotLines> lines);
   void code_action(CodeActionParams params, const Reply<std::vector<CodeActionItem>>& reply);
   void code_action_resolve(CodeActionResolveParams params, const Reply<nlohmann::json>& reply);
-  void execute_command(ExecuteCommandParams params, const Reply<nlohmann::json>& reply);
+  void execute_command(ExecuteCommandParams params, const Reply<CommandAnswer>& reply);
   // The oomlens.* commands (commands.cpp), each given the arguments.
-  using CommandReply = Reply<nlohmann::json>;
-  void diagnose_text(nlohmann::json& args, const CommandReply& reply);
-  void analyze_snapshot(nlohmann::json& args, const CommandReply& reply);
-  void fix_script(nlohmann::json& args, const CommandReply& reply);
-  void explain(nlohmann::json& args, const CommandReply& reply);
-  void explain_document(nlohmann::json& args, const CommandReply& reply);
-  void copy_verification(nlohmann::json& args, const CommandReply& reply);
-  void run_verification(nlohmann::json& args, const CommandReply& reply);
-  void verify(nlohmann::json& args, const CommandReply& reply);
+  using CommandReply = Reply<CommandAnswer>;
+  void diagnose_text(CommandArguments& args, const CommandReply& reply);
+  void analyze_snapshot(CommandArguments& args, const CommandReply& reply);
+  void fix_script(CommandArguments& args, const CommandReply& reply);
+  void explain(CommandArguments& args, const CommandReply& reply);
+  void explain_document(CommandArguments& args, const CommandReply& reply);
+  void copy_verification(CommandArguments& args, const CommandReply& reply);
+  void run_verification(CommandArguments& args, const CommandReply& reply);
+  void verify(CommandArguments& args, const CommandReply& reply);
 
   // Notebooks (notebook_sync.cpp): the code cells as one script under the notebook's URI.
   void notebook_did_open(NotebookOpenParams params);
@@ -158,13 +158,13 @@ class Server {
   // For a cell's URI: answered from its notebook's script (true), else false.
   bool pull_cell_diagnostics(const std::string& cell, const Reply<DocumentDiagnosticReport>& reply);
   bool cell_code_action(CodeActionParams& params, const Reply<std::vector<CodeActionItem>>& reply);
-  void pass_verification(nlohmann::json& args, const CommandReply& reply, bool run);
-  void show_fix(nlohmann::json& args, const CommandReply& reply);
+  void pass_verification(CommandArguments& args, const CommandReply& reply, bool run);
+  void show_fix(CommandArguments& args, const CommandReply& reply);
 
   // Settings (settings.cpp).
   void did_change_configuration(DidChangeConfigurationParams params);
   void request_configuration();
-  void apply_settings(const nlohmann::json& section);
+  void apply_settings(const SettingsSection& section);
   void refresh_all();
 
   ServerIo io_;

@@ -6,18 +6,18 @@
 
 namespace oomlens::lsp {
 
-using nlohmann::json;
-
-void Server::apply_settings(const json& section) {
-  std::vector<std::string> problems;
-  settings_ = read_settings(section, problems);
-  for (const auto& problem : problems) notify("window/logMessage", MessageParams{2, "oomlens: " + problem});
+void Server::apply_settings(const SettingsSection& section) {
+  settings_ = section.settings;
+  for (const auto& problem : section.problems) notify("window/logMessage", MessageParams{2, "oomlens: " + problem});
 }
 
 void Server::request_configuration() {
   send_request("workspace/configuration", ConfigurationParams{"oomlens"}, [this](const Response& r) {
-    if (r.error || !r.result.is_array() || r.result.empty()) return;
-    apply_settings(r.result[0]);
+    if (r.error) return;
+    ConfigurationResult answer;
+    read(r.result, answer);
+    if (!answer.settings) return;
+    apply_settings(*answer.settings);
     refresh_all();
   });
 }

@@ -19,7 +19,6 @@ namespace oomlens::lsp {
 namespace {
 
 namespace snap = analyzer::snapshot;
-using nlohmann::json;
 
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
 
@@ -35,20 +34,10 @@ void frames_markdown(std::string& out, const snap::FrameList& frames, const snap
 
 }  // namespace
 
-std::string snapshot_argument_path(const json& args) {
+std::string snapshot_argument_path(const std::optional<std::string>& given) {
   const char* what = "oomlens.analyzeSnapshot expects [{\"path\": \"/abs/file.pickle\"}], a path or a file:// URI";
-  if (!args.is_array() || args.empty()) throw ParamsError(what);
-  const json& first = args[0];
-  std::string text;
-  if (first.is_string()) {
-    text = first.get<std::string>();
-  } else if (first.is_object() && first.contains("path") && first["path"].is_string()) {
-    text = first["path"].get<std::string>();
-  } else if (first.is_object() && first.contains("uri") && first["uri"].is_string()) {
-    text = first["uri"].get<std::string>();
-  } else {
-    throw ParamsError(what);
-  }
+  if (!given) throw ParamsError(what);
+  const std::string& text = *given;
   std::string path = text;
   if (text.starts_with("file://")) {
     auto local = path_from_file_uri(text);
@@ -90,12 +79,15 @@ std::string snapshot_markdown(const snap::Snapshot& snapshot, const rules::Snaps
   if (snapshot.legacy) out += "PyTorch 1.13 format: no trace, no settings.\n\n";
   if (report.oom) {
     const rules::Diagnosis& d = *report.oom;
-    const auto& o = d.snapshot_oom();
+    const auto& o = report.oom_entry();
     out += fmt::format("**Out of memory on device {}: {}**\n\n", o.device, analyzer::to_string(o.verdict.cls));
-    out += fmt::format("| requested | device free | cached free | largest free block |\n|---|---|---|---|\n"
-                       "| {} | {} | {} | {} |\n\n",
-                       report::evidence_size(d, "requested_bytes"), report::evidence_size(d, "device_free_bytes"),
-                       report::evidence_size(d, "cached_free_bytes"), report::evidence_size(d, "largest_free_block_bytes"));
+    std::string head = "|", rule = "|", row = "|";
+    for (const auto& f : report::verdict_figures(d)) {
+      head += fmt::format(" {} |", f.label);
+      rule += "---|";
+      row += fmt::format(" {} |", f.value);
+    }
+    out += head + "\n" + rule + "\n" + row + "\n\n";
     for (const auto& line : o.verdict.arithmetic) out += fmt::format("- {}\n", markdown_code(line));
     for (const auto& line : o.verdict.notes) out += fmt::format("- note: {}\n", line);
     out += "\nFailed call:\n\n";

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "analyzer/snapshot/analysis.hpp"
 #include "lsp/protocol.hpp"
@@ -16,11 +15,11 @@
 
 namespace oomlens::lsp {
 
-// The file the command's arguments name: [{"path": "/abs/x.pickle"}],
-// [{"uri": "file:///abs/x.pickle"}], or the path or URI as a plain string.
-// The path must be absolute (the server's working directory is not the
-// user's). Throws ParamsError otherwise.
-std::string snapshot_argument_path(const nlohmann::json& args);
+// The file the command's argument names (snapshot_argument: the path or URI
+// of [{"path": "/abs/x.pickle"}], [{"uri": "file:///abs/x.pickle"}], or a
+// plain string). The path must be absolute (the server's working directory
+// is not the user's). Throws ParamsError otherwise.
+std::string snapshot_argument_path(const std::optional<std::string>& given);
 
 struct SnapshotCommandOutcome {
   CommandResult result;  // json, markdown and html on success

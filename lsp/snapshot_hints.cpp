@@ -8,22 +8,14 @@
 
 namespace oomlens::lsp {
 
-namespace {
-
-using nlohmann::json;
-
-json position_json(Position p) { return {{"line", p.line}, {"character", p.character}}; }
-
-}  // namespace
-
 void Server::show_snapshot_lines(std::optional<SnapshotLines> lines) {
   if (!lines) return;  // no trace: the lines shown before stay
   snapshot_lines_ = std::make_shared<const SnapshotLines>(std::move(*lines));
   if (client_.inlay_hint_refresh) send_request("workspace/inlayHint/refresh", nullptr, nullptr);
 }
 
-void Server::inlay_hint(InlayHintParams params, const Reply<json>& reply) {
-  json hints = json::array();
+void Server::inlay_hint(InlayHintParams params, const Reply<std::vector<InlayHint>>& reply) {
+  std::vector<InlayHint> hints;
   const DocumentSnapshot doc = documents_.get(params.text_document.uri);
   auto path = path_from_file_uri(params.text_document.uri);
   if (!snapshot_lines_ || !doc || !path) return reply(hints);
@@ -33,13 +25,9 @@ void Server::inlay_hint(InlayHintParams params, const Reply<json>& reply) {
     if (at >= index.line_count()) continue;
     const Position end = index.position_of(index.line_end(at), client_.encoding);
     if (params.range && (end < params.range->start || end > params.range->end)) continue;
-    json tooltip = client_.markdown_hover
-                       ? json{{"kind", "markdown"}, {"value", line_memory_markdown(*snapshot_lines_, *memory)}}
-                       : json(line_memory_label(*memory));
-    hints.push_back({{"position", position_json(end)},
-                     {"label", line_memory_label(*memory)},
-                     {"paddingLeft", true},
-                     {"tooltip", std::move(tooltip)}});
+    std::string label = line_memory_label(*memory);
+    std::string tooltip = client_.markdown_hover ? line_memory_markdown(*snapshot_lines_, *memory) : label;
+    hints.push_back({end, std::move(label), client_.markdown_hover, std::move(tooltip)});
   }
   reply(hints);
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "report/diagnosis_json.hpp"
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::report {
 

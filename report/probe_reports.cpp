@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
+
+#include "report/files.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -80,11 +80,14 @@ ProbeReports read_probe_reports(const std::string& dir, const std::string& run) 
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with(prefix) || !name.ends_with(".json")) continue;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
+    FileError error;
+    const auto text = read_file(entry.path().string(), error);
+    if (!text) {
+      out.unreadable.push_back(error.message());
+      continue;
+    }
     try {
-      out.processes.push_back(parse_probe_report(text.str()));
+      out.processes.push_back(parse_probe_report(*text));
     } catch (const std::exception& e) {
       out.unreadable.push_back(entry.path().string() + ": " + e.what());
     }

@@ -125,22 +125,21 @@ void request_svg(std::string& out, const rules::Diagnosis& d) {
   out += "</svg>\n";
 }
 
-void oom_section(std::string& out, const snap::Snapshot& snapshot, const std::optional<rules::Diagnosis>& verdict) {
+void oom_section(std::string& out, const snap::Snapshot& snapshot, const rules::SnapshotReport& report) {
   out += "<section id=\"oom\">";
-  if (!verdict) {
+  if (!report.oom) {
     out += snapshot.legacy ? "<h2>Out of memory</h2><p>A PyTorch 1.13 snapshot records no trace, so no OOM event.</p>"
                            : "<h2>Out of memory</h2><p>No out-of-memory event in the trace.</p>";
     out += "</section>\n";
     return;
   }
-  const rules::Diagnosis& d = *verdict;
-  const auto& o = d.snapshot_oom();
+  const rules::Diagnosis& d = *report.oom;
+  const auto& o = report.oom_entry();
   const char* cls = analyzer::to_string(o.verdict.cls);
   out += fmt::format("<h2>Out of memory on device {}: <span class=\"verdict {}\">{}</span></h2>\n", o.device, cls, cls);
-  out += fmt::format("<table><tr><td>requested</td><td>{}</td></tr><tr><td>device free</td><td>{}</td></tr>"
-                     "<tr><td>cached free</td><td>{}</td></tr><tr><td>largest free block</td><td>{}</td></tr></table>\n",
-                     evidence_size(d, "requested_bytes"), evidence_size(d, "device_free_bytes"),
-                     evidence_size(d, "cached_free_bytes"), evidence_size(d, "largest_free_block_bytes"));
+  out += "<table>";
+  for (const auto& f : verdict_figures(d)) out += fmt::format("<tr><td>{}</td><td>{}</td></tr>", f.label, f.value);
+  out += "</table>\n";
   request_svg(out, d);
   if (!o.verdict.arithmetic.empty()) {
     out += "<ul class=\"arith\">";
@@ -351,7 +350,7 @@ std::string snapshot_html(const snap::Snapshot& snapshot, const rules::SnapshotR
   out += fmt::format("<title>oomlens snapshot: {}</title>\n<style>\n{}\n</style></head><body>\n", html_escape(source), kStyle);
   out += fmt::format("<h1>Memory snapshot <code>{}</code></h1>\n", html_escape(source));
   if (snapshot.legacy) out += "<p class=\"notes\">PyTorch 1.13 format: no trace, no settings.</p>\n";
-  oom_section(out, snapshot, report.oom);
+  oom_section(out, snapshot, report);
   devices_section(out, a);
   timeline_section(out, a);
   segments_section(out, snapshot, options);

@@ -95,8 +95,7 @@ json timeline_json(const snap::DeviceTimeline& t) {
 
 // The verdict's figures are its evidence, under the same names; a figure the
 // oom entry did not record is null.
-json oom_json(const rules::Diagnosis& d) {
-  const auto& o = d.snapshot_oom();
+json oom_json(const rules::Diagnosis& d, const snap::OomAnalysis& o) {
   json j = {{"device", o.device},
             {"device_free_bytes", nullptr},
             {"class", analyzer::to_string(o.verdict.cls)},
@@ -202,7 +201,7 @@ json snapshot_json(const snap::Snapshot& snapshot, const rules::SnapshotReport& 
   json timelines = json::array();
   for (const auto& t : a.timelines) timelines.push_back(timeline_json(t));
   return {{"devices", devices},
-          {"oom", report.oom ? oom_json(*report.oom) : json(nullptr)},
+          {"oom", report.oom ? oom_json(*report.oom, report.oom_entry()) : json(nullptr)},
           {"top_sites", sites_json(a.top_sites)},
           {"timelines", timelines},
           {"sites_total", a.sites_total},

@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 #include "rules/rule.hpp"
 
 namespace oomlens::rules {

@@ -12,9 +12,9 @@
 #include <variant>
 #include <vector>
 
-#include "analyzer/log/analyzer.hpp"
-#include "analyzer/python/node.hpp"
-#include "analyzer/snapshot/analysis.hpp"
+#include "analyzer/log/event.hpp"
+#include "analyzer/log/incident.hpp"
+#include "analyzer/python/position.hpp"
 
 namespace oomlens::rules {
 
@@ -105,15 +105,13 @@ struct Diagnosis {
   std::vector<Fix> fixes;
   std::string verify;       // a command to run next
 
-  // What the rule read, for the facts only one kind of input has (an
-  // incident's ranks, echoes and settings; a finding's repeats; a snapshot's
-  // failed call and its oom entries).
-  std::variant<std::monostate, analyzer::Incident, analyzer::LogFinding, analyzer::snapshot::OomAnalysis> subject;
+  // What a log rule read, for the facts only a log has (an incident's ranks,
+  // echoes and settings; a finding's repeats). A snapshot's verdict keeps its
+  // failed call beside it instead (rules/snapshot/oom_verdict.hpp), so that
+  // this type does not carry the snapshot reader's model.
+  std::variant<std::monostate, analyzer::Incident, analyzer::LogFinding> subject;
   const analyzer::Incident& incident() const { return std::get<analyzer::Incident>(subject); }
   const analyzer::LogFinding& finding() const { return std::get<analyzer::LogFinding>(subject); }
-  const analyzer::snapshot::OomAnalysis& snapshot_oom() const {
-    return std::get<analyzer::snapshot::OomAnalysis>(subject);
-  }
 
   // The evidence named `name`; nothing when the input did not give it.
   std::optional<std::uint64_t> evidence_of(std::string_view name) const;
@@ -126,29 +124,8 @@ struct Diagnosis {
 // A diagnosis on a script or configuration file, at `range` starting at `start`.
 Location source_location(analyzer::python::ByteRange range, analyzer::python::Point start);
 
-struct LogReport {
-  std::vector<Diagnosis> incidents;  // each with its analyzer::Incident as subject
-  std::vector<Diagnosis> findings;   // each with its analyzer::LogFinding as subject
-  std::uint64_t bytes = 0;
-  std::uint64_t lines = 0;
-  bool capped = false;
-};
-
 const char* to_string(Severity s);
 const char* to_string(FixKind k);
 const char* to_string(FixSafety s);
-
-// Choices a user can make about the fixes proposed (LSP settings).
-struct RuleOptions {
-  // The allocator option proposed against fragmentation.
-  std::string fragmentation_option = "expandable_segments:True";
-};
-
-// Runs every log rule over an analysis.
-LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options = {});
-
-// The named figures of a message (requested_bytes, total_bytes, ...): those
-// the log gives, in a fixed order.
-std::vector<Evidence> memory_evidence(const analyzer::MemoryNumbers& numbers);
 
 }  // namespace oomlens::rules

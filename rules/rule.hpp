@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::rules {
 

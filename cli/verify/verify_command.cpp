@@ -13,7 +13,7 @@
 #include "cli/verify/job_runner.hpp"
 #include "cli/verify/verify_report.hpp"
 #include "report/probe_reports.hpp"
-#include "rules/diagnosis.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::cli::verify {
 

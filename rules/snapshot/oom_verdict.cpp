@@ -100,7 +100,6 @@ Diagnosis diagnose_snapshot_oom(const snap::OomAnalysis& o) {
     d.fixes.push_back(log::find_holders_fix());
     d.verify = d.fixes.back().command;
   }
-  d.subject = o;
   return d;
 }
 

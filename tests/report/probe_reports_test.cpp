@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "report/probe_reports.hpp"
+#include "tests/temp_tree.hpp"
 
 using oomlens::report::parse_probe_report;
 
@@ -49,4 +52,16 @@ TEST_CASE("probe report: malformed input is an error, never a crash", "[verify]"
   CHECK_THROWS_WITH(parse_probe_report(R"({"probe": 1, "pid": 1e300})"), "pid: expected an integer, found 1e+300");
   CHECK_THROWS(parse_probe_report(R"({"probe": 1e300})"));
   CHECK_THROWS(parse_probe_report(R"({"probe": 1, "devices": [{"peak_reserved": -1e300}]})"));
+}
+
+TEST_CASE("probe reports: one that cannot be read is named with the reason, the others are read", "[verify]") {
+  oomlens::testing::TempTree tree;
+  tree.file("probe-a-1.json", R"({"probe": 1, "pid": 1, "rank": null, "cuda_initialized": false, "env_at_cuda_init": null})");
+  std::filesystem::create_directory(tree.root / "probe-a-2.json");  // a directory, not a report
+  tree.file("probe-b-3.json", "not this run's");
+  const auto reports = oomlens::report::read_probe_reports(tree.root.string(), "a");
+  REQUIRE(reports.processes.size() == 1);
+  CHECK(reports.processes[0].pid == 1);
+  REQUIRE(reports.unreadable.size() == 1);
+  CHECK(reports.unreadable[0] == tree.path("probe-a-2.json") + ": is a directory");
 }
