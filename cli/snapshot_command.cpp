@@ -30,13 +30,16 @@ a map of the segments, and the allocation sites holding the most memory, each
 stack led by the innermost frame of your own code (C++ and framework frames
 folded; --all-frames shows them). The trace is replayed: the peaks of
 allocated and reserved memory, what was alive then and at the OOM, and a
-sparkline of the curve. --format html writes one self-contained page (inline
-SVG and CSS, no scripts) with the curve drawn.
+sparkline of the curve, with the times of the peak and of the OOM from the
+trace's first entry. --format html writes one self-contained page (inline SVG
+and CSS, no scripts) with the curve drawn against time (against entry counts
+when the trace carries no times).
 
 --compare A B puts two runs side by side: peaks, reserved, fragmentation, the
 top sites and the sites that grew or shrank most. FILE may be a folder of
 per-rank snapshots (rank0.pickle, ... or one folder per rank): a table per
-rank, the rank with the highest peak and the imbalance.
+rank, the rank with the highest peak and the imbalance. Both write html too:
+the runs' curves on one axis, or a small curve per rank.
 
 Exit status: 0 when the snapshot was analysed, 2 when it cannot be read or is
 refused (the reason on stderr).)";
@@ -95,6 +98,8 @@ int compare(const Options& o) {
   const snap::Comparison comparison = snap::compare_runs(a, b, o.analysis.top_sites);
   if (o.format == "json")
     std::cout << report::snapshot_json_text(report::snapshot_compare_json(path_a, path_b, comparison)) << "\n";
+  else if (o.format == "html")
+    std::cout << report::snapshot_compare_html(path_a, path_b, comparison);
   else
     print_comparison_text(std::cout, path_a, path_b, comparison, o.text);
   return kExitClean;
@@ -126,6 +131,8 @@ int job(const Options& o) {
   const snap::JobSummary summary = snap::summarize_job(std::move(runs));
   if (o.format == "json")
     std::cout << report::snapshot_json_text(report::snapshot_job_json(o.path, summary, highest)) << "\n";
+  else if (o.format == "html")
+    std::cout << report::snapshot_job_html(o.path, summary, highest);
   else
     print_job_text(std::cout, o.path, summary, highest, o.text);
   return kExitClean;
@@ -156,7 +163,7 @@ void add_snapshot(CLI::App& app, Action& action) {
       app.add_subcommand("snapshot", "Explain a PyTorch memory snapshot FILE (.pickle), read without running it");
   CLI::Option* file = command->add_option("FILE", o->path, "The snapshot (.pickle), or a folder of per-rank snapshots")->type_name("");
   CLI::Option* compare_option =
-      command->add_option("--compare", o->compare, "Compare two runs' snapshots A and B (text or json)")
+      command->add_option("--compare", o->compare, "Compare two runs' snapshots A and B")
           ->expected(2)
           ->type_name("A B");
   file->excludes(compare_option);
@@ -188,9 +195,6 @@ void add_snapshot(CLI::App& app, Action& action) {
   command->footer(kAbout);
   command->callback([o, &action] {
     if (o->path.empty() && o->compare.empty()) throw CLI::RequiredError("FILE");
-    if (!o->compare.empty() && o->format == "html") throw CLI::ValidationError("--compare", "writes text or json, not html");
-    if (o->format == "html" && report::is_directory(o->path))
-      throw CLI::ValidationError("FILE", "a folder of ranks is written as text or json, not html");
     action = [o] { return snapshot(*o); };
   });
 }

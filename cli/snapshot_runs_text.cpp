@@ -4,6 +4,7 @@
 
 #include "analyzer/size.hpp"
 #include "cli/snapshot_text.hpp"
+#include "report/snapshot_runs.hpp"
 
 namespace oomlens::cli {
 namespace {
@@ -12,15 +13,18 @@ namespace snap = analyzer::snapshot;
 
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
 
-std::string signed_size(std::int64_t change) {
-  if (change == 0) return sz(0);
-  const auto magnitude = static_cast<std::uint64_t>(change < 0 ? -change : change);
-  return fmt::format("{}{}", change < 0 ? '-' : '+', sz(magnitude));
-}
+using report::signed_size;
 
-void figure(std::ostream& out, const char* name, std::uint64_t a, std::uint64_t b) {
-  out << fmt::format("  {:<18} {:>12} {:>12} {:>13}\n", name, sz(a), sz(b),
-                     signed_size(static_cast<std::int64_t>(b) - static_cast<std::int64_t>(a)));
+void figure(std::ostream& out, const report::ComparisonRow& row) {
+  using Kind = report::ComparisonRow::Kind;
+  if (row.kind == Kind::bytes)
+    out << fmt::format("  {:<18} {:>12} {:>12} {:>13}\n", row.name, sz(row.a), sz(row.b),
+                       signed_size(static_cast<std::int64_t>(row.b) - static_cast<std::int64_t>(row.a)));
+  else if (row.kind == Kind::ratio)
+    out << fmt::format("  {:<18} {:>11.1f}% {:>11.1f}% {:>+10.1f} pts\n", row.name, row.ratio_a * 100,
+                       row.ratio_b * 100, (row.ratio_b - row.ratio_a) * 100);
+  else
+    out << fmt::format("  {:<18} {:>12} {:>12}\n", row.name, row.verdict_a, row.verdict_b);
 }
 
 void changes(std::ostream& out, const char* title, const std::vector<snap::SiteChange>& list,
@@ -40,20 +44,8 @@ void print_comparison_text(std::ostream& out, const std::string& path_a, const s
                            const snap::Comparison& c, const SnapshotTextStyle& style) {
   out << "compare A " << path_a << "\n     to B " << path_b << "\n\n";
   out << fmt::format("  {:<18} {:>12} {:>12} {:>13}\n", "", "A", "B", "B - A");
-  const char* peak = c.a.peak_from_trace && c.b.peak_from_trace ? "peak allocated" : "peak allocated*";
-  figure(out, peak, c.a.peak_allocated, c.b.peak_allocated);
-  figure(out, c.a.peak_from_trace && c.b.peak_from_trace ? "peak reserved" : "peak reserved*", c.a.peak_reserved,
-         c.b.peak_reserved);
-  figure(out, "reserved at dump", c.a.reserved, c.b.reserved);
-  figure(out, "allocated at dump", c.a.allocated, c.b.allocated);
-  figure(out, "inactive split", c.a.inactive_split, c.b.inactive_split);
-  out << fmt::format("  {:<18} {:>11.1f}% {:>11.1f}% {:>+10.1f} pts\n", "fragmentation", c.a.fragmentation * 100,
-                     c.b.fragmentation * 100, (c.b.fragmentation - c.a.fragmentation) * 100);
-  auto oom = [](const std::optional<analyzer::OomClass>& cls) {
-    return cls ? std::string(analyzer::to_string(*cls)) : std::string("none");
-  };
-  out << fmt::format("  {:<18} {:>12} {:>12}\n", "out of memory", oom(c.a.oom), oom(c.b.oom));
-  if (!c.a.peak_from_trace || !c.b.peak_from_trace)
+  for (const auto& row : report::comparison_rows(c)) figure(out, row);
+  if (report::dump_figures_stand_for_peak(c))
     out << "  * a snapshot without a trace: its dump-time figures stand for the peak\n";
   if (!c.top.empty()) {
     out << "\ntop sites (live at dump, by your frames)\n";
@@ -81,7 +73,7 @@ void print_job_text(std::ostream& out, const std::string& dir, const snap::JobSu
     dump_only = dump_only || !f.peak_from_trace;
     out << fmt::format("  {:>4}  {:<{}}  {:>13}{} {:>14} {:>12} {:>12.1f}%  {}\n", r.rank, r.name, width,
                        sz(f.peak_allocated), f.peak_from_trace ? " " : "*", sz(f.peak_reserved), sz(f.reserved),
-                       f.fragmentation * 100, f.oom ? analyzer::to_string(*f.oom) : "none");
+                       f.fragmentation * 100, report::oom_name(f));
   }
   if (dump_only) out << "  * no trace: the dump-time figures stand for the peak\n";
   if (job.ranks.empty()) return;

@@ -62,10 +62,9 @@ class Printer {
     if (total > sites.size()) out_ << indent << "... " << total - sites.size() << " more sites (--top N)\n";
   }
 
-  void moment(const char* what, const snap::TraceMoment& m, std::int64_t t0, bool details = true) {
-    out_ << fmt::format("  {} (after entry {}, +{:.3f} s): {} allocated, {} reserved, {} live block{}\n", what,
-                        m.entries, static_cast<double>(m.time_us - t0) / 1e6, sz(m.allocated), sz(m.reserved),
-                        m.live_blocks, m.live_blocks == 1 ? "" : "s");
+  void moment(const char* what, const snap::DeviceTimeline& t, const snap::TraceMoment& m, bool details = true) {
+    out_ << fmt::format("  {} ({}): {} allocated, {} reserved, {} live block{}\n", what, report::moment_label(t, m),
+                        sz(m.allocated), sz(m.reserved), m.live_blocks, m.live_blocks == 1 ? "" : "s");
     if (!details) return;
     if (!m.largest.empty()) {
       out_ << "    largest live blocks\n";
@@ -80,8 +79,10 @@ class Printer {
   }
 
   void timeline(const snap::DeviceTimeline& t) {
-    const std::int64_t t0 = t.start.time_us;
-    out_ << fmt::format("\ntrace of device {}: {} entr{}\n", t.device, t.entries, t.entries == 1 ? "y" : "ies");
+    const report::TraceAxis axis = report::trace_axis(t);
+    out_ << fmt::format("\ntrace of device {}: {} entr{}{}\n", t.device, t.entries, t.entries == 1 ? "y" : "ies",
+                        axis.seconds ? fmt::format(" over {:.3f} s (times below are from its first entry)", axis.extent)
+                                     : "");
     const auto reserved = report::curve_reserved(t);
     const std::uint64_t scale = std::max(t.peak_reserved.reserved, t.peak_allocated.allocated);
     out_ << fmt::format("  allocated {}  peak {}\n", report::sparkline(report::curve_allocated(t), kSparkWidth, scale),
@@ -99,9 +100,11 @@ class Printer {
       out_ << fmt::format("  note: {}{} unaccounted: the dump-time blocks and the trace replayed do not agree\n",
                           t.unaccounted_bytes < 0 ? "-" : "",
                           sz(static_cast<std::uint64_t>(t.unaccounted_bytes < 0 ? -t.unaccounted_bytes : t.unaccounted_bytes)));
-    moment("at the allocated peak", t.peak_allocated, t0);
-    if (t.peak_reserved.entries != t.peak_allocated.entries) moment("at the reserved peak", t.peak_reserved, t0, false);
-    if (t.at_oom) moment("at the oom", *t.at_oom, t0);
+    if (!axis.seconds)
+      out_ << "  note: the entries carry no times, or times that go back: moments are placed by entry count\n";
+    moment("at the allocated peak", t, t.peak_allocated);
+    if (t.peak_reserved.entries != t.peak_allocated.entries) moment("at the reserved peak", t, t.peak_reserved, false);
+    if (t.at_oom) moment("at the oom", t, *t.at_oom);
   }
 
  private:

@@ -11,6 +11,7 @@
 
 #include "analyzer/size.hpp"
 #include "report/evidence_text.hpp"
+#include "report/snapshot_html_parts.hpp"
 #include "report/snapshot_json.hpp"
 #include "report/snapshot_stacks.hpp"
 #include "report/snapshot_timeline.hpp"
@@ -19,6 +20,8 @@ namespace oomlens::report {
 namespace {
 
 namespace snap = analyzer::snapshot;
+using html::frames_list;
+using html::sites_list;
 using u64 = std::uint64_t;
 
 std::string sz(u64 b) { return analyzer::format_size(b); }
@@ -52,27 +55,10 @@ span.a{background:#3b6ea8}span.p{background:#e39b2d}span.f{background:#e4e4e4}
 .more{color:#555;font-style:italic}
 .tl-r{fill:#cfdcec;stroke:#8aa6c8}.tl-a{fill:none;stroke:#3b6ea8;stroke-width:1.5}.tl-peak{stroke:#c0392b;stroke-dasharray:3 2}
 .tl-oom{stroke:#000;stroke-width:2}span.tl-r{background:#cfdcec}span.tl-a{background:#3b6ea8}
-details{font-size:.88em;color:#555}summary{cursor:pointer})";
-
-// The user's frames first, the rest folded into a <details> that opens
-// without any script.
-void frames_list(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded = nullptr,
-                 snap::MissingStack missing = snap::MissingStack::none) {
-  const ShownStack shown = shown_stack(frames, folded, missing, {6, false});
-  if (!shown.heading.empty()) out += "<p class=\"notes\">" + html_escape(shown.heading) + "</p>\n";
-  if (!shown.frames.empty()) {
-    out += "<ol class=\"frames\">";
-    for (const auto& f : shown.frames)
-      out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
-    out += "</ol>\n";
-  }
-  if (shown.folded.empty()) return;
-  out += fmt::format("<details><summary>{}: all {} frames</summary><ol class=\"frames\">", html_escape(shown.folded),
-                     frames->size());
-  for (const auto& f : *frames)
-    out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
-  out += "</ol></details>\n";
-}
+details{font-size:.88em;color:#555}summary{cursor:pointer}.tl-tick{stroke:#888}
+.run{fill:none;stroke-width:1.5}.run-res{stroke-width:1;stroke-dasharray:4 2}.run-a{stroke:#3b6ea8}.run-b{stroke:#c26a00}
+circle.run-a{fill:#3b6ea8}circle.run-b{fill:#c26a00}span.run-a{background:#3b6ea8}span.run-b{background:#c26a00}
+tr.highest td{background:#fdf0d5}.grew{color:#a33}.shrank{color:#2a7a2a})";
 
 void devices_section(std::string& out, const snap::Analysis& a) {
   out += "<section id=\"devices\"><h2>Devices</h2>\n";
@@ -263,16 +249,6 @@ void segments_section(std::string& out, const snap::Snapshot& snapshot, const Sn
   out += "</section>\n";
 }
 
-void sites_list(std::string& out, const std::vector<snap::SiteFrames>& sites) {
-  out += "<ol>\n";
-  for (const auto& s : sites) {
-    out += fmt::format("<li><b>{}</b> in {} block{}\n", sz(s.bytes), s.count, s.count == 1 ? "" : "s");
-    frames_list(out, s.frames, &s.folded, s.missing);
-    out += "</li>\n";
-  }
-  out += "</ol>\n";
-}
-
 void sites_section(std::string& out, const snap::Analysis& a) {
   if (a.top_sites.empty()) return;
   out += "<section id=\"sites\"><h2>Top allocation sites (live blocks)</h2>\n";
@@ -325,6 +301,50 @@ void settings_section(std::string& out, const snap::Snapshot& snapshot) {
 
 }  // namespace
 
+namespace html {
+
+void page_open(std::string& out, std::string_view title) {
+  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n";
+  out += fmt::format("<title>{}</title>\n<style>\n{}\n</style></head><body>\n", html_escape(title), kStyle);
+}
+
+void page_close(std::string& out, std::string_view made_from) {
+  out += fmt::format("<p class=\"notes\">Made by oomlens " OOMLENS_VERSION " from {} alone; nothing was uploaded.</p>\n"
+                     "</body></html>\n",
+                     made_from);
+}
+
+void frames_list(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded,
+                 snap::MissingStack missing) {
+  const ShownStack shown = shown_stack(frames, folded, missing, {6, false});
+  if (!shown.heading.empty()) out += "<p class=\"notes\">" + html_escape(shown.heading) + "</p>\n";
+  if (!shown.frames.empty()) {
+    out += "<ol class=\"frames\">";
+    for (const auto& f : shown.frames)
+      out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
+    out += "</ol>\n";
+  }
+  if (shown.folded.empty()) return;
+  out += fmt::format("<details><summary>{}: all {} frames</summary><ol class=\"frames\">", html_escape(shown.folded),
+                     frames->size());
+  for (const auto& f : *frames)
+    out += fmt::format("<li>{}:{} <b>{}</b></li>", html_escape(f.filename), f.line, html_escape(f.name));
+  out += "</ol></details>\n";
+}
+
+void sites_list(std::string& out, const std::vector<snap::SiteFrames>& sites) {
+  out += "<ol>\n";
+  for (const auto& s : sites) {
+    out += fmt::format("<li><b>{}</b> in {} block{}\n", sz(s.bytes), s.count, s.count == 1 ? "" : "s");
+    frames_list(out, s.frames, &s.folded, s.missing);
+    out += "</li>\n";
+  }
+  out += "</ol>\n";
+}
+
+}  // namespace html
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -345,9 +365,7 @@ std::string snapshot_html(const snap::Snapshot& snapshot, const rules::SnapshotR
                           const SnapshotHtmlOptions& options) {
   const snap::Analysis& a = report.analysis;
   std::string out;
-  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n";
-  out += fmt::format("<title>oomlens snapshot: {}</title>\n<style>\n{}\n</style></head><body>\n", html_escape(source), kStyle);
+  html::page_open(out, "oomlens snapshot: " + std::string(source));
   out += fmt::format("<h1>Memory snapshot <code>{}</code></h1>\n", html_escape(source));
   if (snapshot.legacy) out += "<p class=\"notes\">PyTorch 1.13 format: no trace, no settings.</p>\n";
   oom_section(out, snapshot, report);
@@ -356,8 +374,7 @@ std::string snapshot_html(const snap::Snapshot& snapshot, const rules::SnapshotR
   segments_section(out, snapshot, options);
   sites_section(out, a);
   settings_section(out, snapshot);
-  out += "<p class=\"notes\">Made by oomlens " OOMLENS_VERSION " from the snapshot alone; nothing was uploaded.</p>\n"
-         "</body></html>\n";
+  html::page_close(out, "the snapshot");
   return out;
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "analyzer/snapshot/analysis.hpp"
+#include "analyzer/snapshot/compare.hpp"
+#include "analyzer/snapshot/ranks.hpp"
 #include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::report {
@@ -26,6 +28,18 @@ struct SnapshotHtmlOptions {
 // `source` names the snapshot (a path or a URI) in the title.
 std::string snapshot_html(const analyzer::snapshot::Snapshot& snapshot, const rules::SnapshotReport& report,
                           std::string_view source, const SnapshotHtmlOptions& options = {});
+
+// `oomlens snapshot --compare A B --format html`: the two runs' figures side
+// by side, their curves on one axis, the top sites and those that grew and
+// shrank most, by the user's frames.
+std::string snapshot_compare_html(const std::string& path_a, const std::string& path_b,
+                                  const analyzer::snapshot::Comparison& comparison);
+
+// `oomlens snapshot DIR --format html`: the per-rank table with a small curve
+// per rank, the highest-peak rank marked, the imbalance, and the top sites of
+// that rank (`highest`).
+std::string snapshot_job_html(const std::string& dir, const analyzer::snapshot::JobSummary& job,
+                              const analyzer::snapshot::Analysis& highest);
 
 // Text made safe for HTML element content and quoted attribute values.
 std::string html_escape(std::string_view text);

@@ -24,6 +24,27 @@ std::string site_key(const SiteFrames& s) {
   return key;
 }
 
+TraceMoment bare(const TraceMoment& m) {
+  TraceMoment b;
+  b.entries = m.entries;
+  b.time_us = m.time_us;
+  b.allocated = m.allocated;
+  b.reserved = m.reserved;
+  b.live_blocks = m.live_blocks;
+  b.sites_total = m.sites_total;
+  return b;
+}
+
+// A timeline without what its moments held: a run's figures stay small
+// (a job keeps one per rank).
+DeviceTimeline curve_only(const DeviceTimeline& t) {
+  DeviceTimeline c = t;
+  for (TraceMoment* m : {&c.start, &c.peak_allocated, &c.peak_reserved}) *m = bare(*m);
+  if (c.at_oom) c.at_oom = bare(*c.at_oom);
+  c.older_than_trace.clear();
+  return c;
+}
+
 }  // namespace
 
 RunFigures run_figures(const Analysis& a) {
@@ -36,10 +57,13 @@ RunFigures run_figures(const Analysis& a) {
   r.fragmentation = r.reserved ? static_cast<double>(r.inactive_split) / static_cast<double>(r.reserved) : 0.0;
   if (!a.timelines.empty()) {
     r.peak_from_trace = true;
+    const DeviceTimeline* peak = &a.timelines.front();
     for (const auto& t : a.timelines) {
       r.peak_allocated = std::max(r.peak_allocated, t.peak_allocated.allocated);
       r.peak_reserved = std::max(r.peak_reserved, t.peak_reserved.reserved);
+      if (t.peak_allocated.allocated > peak->peak_allocated.allocated) peak = &t;
     }
+    r.peak_timeline = curve_only(*peak);
   } else {
     for (const auto& d : a.devices) {
       r.peak_allocated = std::max(r.peak_allocated, d.allocated);

@@ -23,6 +23,10 @@ struct RunFigures {
   std::uint64_t peak_reserved = 0;
   bool peak_from_trace = false;
   std::optional<OomClass> oom;
+  // The timeline of the device whose allocated peak is peak_allocated (the
+  // lowest device on a tie), for drawing runs side by side: its curve and
+  // moments, without their blocks and sites. None without a trace.
+  std::optional<DeviceTimeline> peak_timeline;
 };
 
 RunFigures run_figures(const Analysis& analysis);

@@ -59,10 +59,14 @@ class DeviceReplay {
     step_ = (n + points - 1) / points;
     timeline_.entries_per_point = step_;
     curve_.assign((n + step_ - 1) / step_, {std::numeric_limits<i64>::min(), std::numeric_limits<i64>::min()});
+    times_.assign(curve_.size(), 0);
     curve_[0] = {0, 0};  // the start, before the first entry
     i64 allocated = 0, reserved = 0, best_allocated = 0, best_reserved = 0;
+    bool timed = trace_[0].time_us > 0;
     for (std::size_t i = 0; i < n; ++i) {
       const TraceEvent& e = trace_[i];
+      if (i > 0 && e.time_us < trace_[i - 1].time_us) timed = false;
+      times_[i / step_] = e.time_us;
       apply(i, allocated, reserved, live_, &freed_unseen_);
       if (e.action == TraceAction::oom) last_oom_ = i;
       if (allocated > best_allocated) best_allocated = allocated, peak_allocated_at_ = i + 1;
@@ -73,6 +77,7 @@ class DeviceReplay {
     }
     delta_allocated_ = allocated;
     delta_reserved_ = reserved;
+    timeline_.timed = timed && trace_[n - 1].time_us > trace_[0].time_us;
   }
 
   // Applies entry i. A free of an address not in `live` is a block older
@@ -126,9 +131,9 @@ class DeviceReplay {
     start_reserved_ = static_cast<i64>(end_reserved - static_cast<u64>(delta_reserved_));
     timeline_.overflow_suspected = timeline_.before_trace_blocks > 0 && looks_like_ring_limit(trace_.size());
     recording_.overflow_suspected = timeline_.overflow_suspected;
-    for (const auto& [allocated, reserved] : curve_)
-      timeline_.curve.push_back({clamp(plus(allocated, timeline_.before_trace_bytes)),
-                                 clamp(plus(start_reserved_, reserved))});
+    for (std::size_t p = 0; p < curve_.size(); ++p)
+      timeline_.curve.push_back({clamp(plus(curve_[p].first, timeline_.before_trace_bytes)),
+                                 clamp(plus(start_reserved_, curve_[p].second)), times_[p]});
   }
 
   static u64 clamp(i64 v) { return v > 0 ? static_cast<u64>(v) : 0; }
@@ -182,6 +187,7 @@ class DeviceReplay {
   std::vector<std::size_t> freed_unseen_;      // free_requested entries of blocks older than the trace
   std::vector<const Block*> older_;            // blocks alive at dump time, older than the trace
   std::vector<std::pair<i64, i64>> curve_;     // allocated and reserved relative to the start, per point
+  std::vector<i64> times_;                     // per point: the time of its last entry
   std::size_t step_ = 1;
   std::size_t peak_allocated_at_ = 0, peak_reserved_at_ = 0;
   std::optional<std::size_t> last_oom_;

@@ -45,6 +45,7 @@ struct TraceMoment {
 struct CurvePoint {
   std::uint64_t allocated = 0;  // the most within the point's span of entries
   std::uint64_t reserved = 0;
+  std::int64_t time_us = 0;     // of the last entry in the span
 };
 
 struct DeviceTimeline {
@@ -65,6 +66,10 @@ struct DeviceTimeline {
   std::optional<TraceMoment> at_oom;  // just before the device's last oom entry
   std::vector<CurvePoint> curve;      // allocated and reserved over the trace, in order
   std::size_t entries_per_point = 1;
+  // Every entry carries a time, none goes back, and the last is later than
+  // the first: the trace can be drawn against time. Otherwise only entry
+  // counts place a moment.
+  bool timed = false;
   // Addresses of blocks alive at dump time that the trace never saw
   // allocated (sorted): older than the trace.
   std::vector<std::uint64_t> older_than_trace;

@@ -151,7 +151,8 @@ run snapshot --format html "$snaps/cpp_stacks_p4.pickle"
 check "html: timeline SVG with peak and OOM, folded frames in details" eval '[ $status = 0 ] && no_outside "$out" &&
   has "$out" "aria-label=\"memory over the trace, device 0\"" && has "$out" "class=\"tl-peak\"" && has "$out" "class=\"tl-oom\"" &&
   has "$out" "<details><summary>+ 8 C++ and 1 framework frames folded: all 12 frames</summary>" && has "$out" "<li><b>6.00 GiB</b> model.py:21 build_model</li>" &&
-  has "$out" "<text x=\"149.8\" y=\"48.3\">12.00 GiB model.py:88 forward</text>"'
+  has "$out" "<text x=\"142.1\" y=\"48.3\">12.00 GiB model.py:88 forward</text>" &&
+  has "$out" ">0.005 s</text>" && has "$out" "seconds from the first trace entry"'
 
 # JSON and gzip-compressed snapshots read to the same analysis as the pickle.
 want_json=$("$oomlens" snapshot --format json "$snaps/cpp_stacks_p4.pickle" 2>/dev/null)
@@ -192,14 +193,40 @@ assert j[\"a\"][\"oom_class\"] is not None and j[\"b\"][\"oom_class\"] is None
 assert j[\"shrank\"][0][\"change_bytes\"] == -(12 << 30) and j[\"shrank\"][0][\"user_frame\"][\"line\"] == 88
 assert j[\"grew\"][0][\"change_bytes\"] == 2 << 30
 " <<<"$out"'
+run snapshot --compare "$snaps/compare_before_p4.pickle" "$snaps/compare_after_p4.pickle" --format html
+check "compare html: one page, figures side by side, both curves on one time axis, grew and shrank" eval '[ $status = 0 ] &&
+  no_outside "$out" && has "$out" "default-src '"'"'none'"'"'" && has "$out" "<td>peak allocated</td><td>42.01 GiB</td><td>32.01 GiB</td><td>-10.00 GiB</td>" &&
+  has "$out" "aria-label=\"memory over the traces, on one axis\"" && has "$out" "<path class=\"run run-a\"" && has "$out" "<path class=\"run run-b\"" &&
+  has "$out" ">0 s</text>" && has "$out" "seconds from the first trace entry" && has "$out" "A OOM" &&
+  has "$out" "<b class=\"grew\">+2.00 GiB</b>" && has "$out" "<b class=\"shrank\">-12.00 GiB</b>"'
 run snapshot --compare "$snaps/compare_before_p4.pickle" "$tmp/missing.pickle"
 check "compare: a missing run is named, exit 2" eval '[ $status = 2 ] && has "$err" "missing.pickle"'
+# A trace without times is drawn and told by entry count, and says so.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for trace in d['device_traces']:
+    for e in trace: e['time_us'] = 0
+json.dump(d, open(sys.argv[2], 'w'))
+" "$snaps/cpp_stacks.snapshot.json" "$tmp/untimed.json"
+run snapshot "$tmp/untimed.json"
+check "no times: moments by entry count, and a note" eval '[ $status = 0 ] && has "$out" "trace of device 0: 77 entries
+" && has "$out" "moments are placed by entry count" && has "$out" "at the allocated peak (after entry 10):"'
+run snapshot --format html "$tmp/untimed.json"
+check "no times: the chart counts entries" eval '[ $status = 0 ] && has "$out" "trace entries (no times recorded)" && ! has "$out" " s</text>"'
+run snapshot "$snaps/cpp_stacks_p4.pickle"
+check "times: the trace's span, the peak and the oom from its first entry" eval 'has "$out" "77 entries over 0.015 s" &&
+  has "$out" "at the allocated peak (after entry 10, +0.002 s)" && has "$out" "at the oom (after entry 76, +0.015 s)"'
 run snapshot --compare "$snaps/compare_before_p4.pickle"
 check "compare needs two files" eval '[ $status = 2 ]'
 
 # A folder of per-rank snapshots: files, or one folder per rank.
 run snapshot "$snaps/job_ranks"
 check "ranks: table, highest, imbalance" eval '[ $status = 0 ] && has "$out" "4 ranks" && has "$out" "highest peak: rank 2 (rank2.pickle)" && has "$out" "imbalance: 1."'
+run snapshot --format html "$snaps/job_ranks"
+check "ranks html: the table, the highest rank marked, the imbalance, a curve per rank" eval '[ $status = 0 ] && no_outside "$out" &&
+  has "$out" "<tr class=\"highest\"><td>2 <b>highest peak</b></td>" && has "$out" "Imbalance: <b>1." &&
+  [ "$(grep -o "aria-label=\"memory over the trace\"" <<<"$out" | wc -l)" = 4 ]'
 mkdir -p "$tmp/per-rank"
 for r in 0 1 2 3; do mkdir -p "$tmp/per-rank/rank$r"; cp "$snaps/job_ranks/rank$r.pickle" "$tmp/per-rank/rank$r/snapshot.pickle"; done
 run snapshot --format json "$tmp/per-rank"
@@ -272,6 +299,8 @@ golden() {  # golden FILE EXPECTED-STATUS COMMAND...: stdout (or stderr for stat
   golden compare.json 0 "$oomlens" snapshot --format json --compare compare_before_p4.pickle compare_after_p4.pickle
   golden job_ranks.txt 0 "$oomlens" snapshot job_ranks
   golden job_ranks.json 0 "$oomlens" snapshot --format json job_ranks
+  golden compare.html 0 "$oomlens" snapshot --format html --compare compare_before_p4.pickle compare_after_p4.pickle
+  golden job_ranks.html 0 "$oomlens" snapshot --format html job_ranks
   echo "$pass $fail" >"$tmp/golden-counts"
 )
 read -r pass fail <"$tmp/golden-counts"

@@ -43,6 +43,14 @@ TEST_CASE("compare: two runs by user frames", "[snapshot][compare]") {
   REQUIRE(c.top.size() == 4);
   CHECK(c.top[0].bytes_a == 18 * kGiB);
   CHECK(c.top[1].bytes_a == c.top[1].bytes_b);
+  // Each run keeps the curve of its peak device, without the blocks of its moments.
+  REQUIRE(c.a.peak_timeline);
+  REQUIRE(c.b.peak_timeline);
+  CHECK(c.a.peak_timeline->peak_allocated.allocated == c.a.peak_allocated);
+  CHECK_FALSE(c.a.peak_timeline->curve.empty());
+  CHECK(c.a.peak_timeline->peak_allocated.top_sites.empty());
+  CHECK(c.a.peak_timeline->at_oom);
+  CHECK_FALSE(c.b.peak_timeline->at_oom);
   SECTION("the top cut keeps the largest") {
     Comparison one = compare_runs(all_sites("compare_before_p4.pickle"), all_sites("compare_after_p4.pickle"), 1);
     REQUIRE(one.top.size() == 1);

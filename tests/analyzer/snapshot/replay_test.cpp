@@ -190,3 +190,25 @@ TEST_CASE("replay: sizes near 2^64 wrap, never overflow", "[snapshot][replay]") 
   CHECK(timelines[0].entries == 9);
   CHECK(timelines[0].before_trace_blocks == 1);
 }
+
+TEST_CASE("replay: the curve carries times only when the trace's times rise", "[snapshot][replay]") {
+  auto traced = [](std::vector<std::int64_t> times) {
+    Snapshot s;
+    s.device_traces.resize(1);
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      TraceEntry e = entry(i % 2 ? TraceAction::free_requested : TraceAction::alloc, 4096, kMiB);
+      e.time_us = times[i];
+      s.device_traces[0].push_back(e);
+    }
+    return replay_traces(s).at(0);
+  };
+  const std::int64_t t0 = 1'722'470'400'000'000;
+  auto timed = traced({t0, t0 + 500'000, t0 + 2'500'000, t0 + 10'000'000});
+  CHECK(timed.timed);
+  REQUIRE(timed.curve.size() == 4);
+  CHECK(timed.curve.back().time_us == t0 + 10'000'000);
+  CHECK(timed.curve[1].time_us == t0 + 500'000);
+  CHECK_FALSE(traced({0, 0, 0, 0}).timed);                             // no times recorded
+  CHECK_FALSE(traced({t0, t0 + 5, t0 + 3, t0 + 9}).timed);             // a time that goes back
+  CHECK_FALSE(traced({t0, t0, t0, t0}).timed);                         // no span to draw
+}
