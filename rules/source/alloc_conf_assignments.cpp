@@ -208,6 +208,17 @@ Lateness lateness(const Script& s, const std::vector<analyzer::python::Step>& st
       late = {Lateness::Why::after_cuda_use, import.node, short_text(s, import.node), std::move(start)};
     }
   }
+  // And calls of functions of other project files that use CUDA (a
+  // `setup_distributed()` that calls torch.cuda.set_device).
+  for (const auto& call : s.calls()) {
+    if (call.local_function) continue;
+    auto step = step_of(steps, call.node);
+    if (!step || *step >= *at || (first_use && *step >= *first_use)) continue;
+    if (auto start = project.cuda_start_through(call)) {
+      first_use = step;
+      late = {Lateness::Why::after_cuda_use, call.node, short_text(s, call.node), std::move(start)};
+    }
+  }
   if (first_use) return late;
   bool sets_backend = false;
   if (a.literal)

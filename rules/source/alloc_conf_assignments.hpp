@@ -63,13 +63,16 @@ std::optional<std::size_t> step_of(const std::vector<analyzer::python::Step>& st
 //
 // `uses` are the script's cuda_uses() (computed once per script by callers
 // that judge several assignments). In a project, an import of a project
-// module that starts CUDA when it runs (`project`) is a CUDA use at the import.
+// module that starts CUDA when it runs (`project`) is a CUDA use at the import,
+// and so is a call of another project file's function that uses CUDA.
 struct Lateness {
   enum class Why { in_time, after_cuda_use, backend_after_import };
   Why why = Why::in_time;
   analyzer::python::Node cause;  // the CUDA use or the import
   std::string what;              // its text, shortened
-  std::optional<ImportedCudaStart> imported;  // the cause is an import: where CUDA starts in the project
+  // The cause is an import, or a call of another project file's function:
+  // where CUDA starts in the project.
+  std::optional<ImportedCudaStart> imported;
 };
 Lateness lateness(const analyzer::python::Script& script, const std::vector<analyzer::python::Step>& steps,
                   const std::vector<CudaUse>& uses, const AllocConfAssignment& assignment,

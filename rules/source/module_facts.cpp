@@ -40,8 +40,7 @@ std::optional<std::string> reachable_name(const Script& s, const analyzer::pytho
 
 
 void add_steps(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists,
-               ModuleFacts& facts) {
-  const auto uses = cuda_uses(s);
+               const std::vector<CudaUse>& uses, ModuleFacts& facts) {
   std::vector<std::pair<const analyzer::python::Import*, std::vector<std::string>>> loading;
   for (const auto& import : s.imports())
     if (auto loads = analyzer::python::files_loaded(import, path, exists); !loads.empty())
@@ -78,11 +77,13 @@ void add_steps(const Script& s, std::string_view path, const analyzer::python::P
 }
 
 // What each module-level def reaches through calls of this file: the first
-// flush, and the calls to functions of other project files.
+// flush, the first CUDA use, and the calls to functions of other project files.
 class FunctionWalk {
  public:
-  FunctionWalk(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists)
+  FunctionWalk(const Script& s, std::string_view path, const analyzer::python::ProjectFileExists& exists,
+               const std::vector<CudaUse>& uses)
       : s_(s), path_(path), exists_(exists) {
+    for (const auto& use : uses) cuda_by_call_.emplace(use.call.id(), &use);
     auto flushes = cache_flushes(s);
     std::optional<std::vector<analyzer::python::Loop>> training;
     for (auto& [call, name] : flushes) {
@@ -93,10 +94,10 @@ class FunctionWalk {
     }
   }
 
-  // Whether any call of the file flushes or runs a function of another
-  // project file: else no function here leads to a flush (most modules).
+  // Whether any call of the file flushes, uses CUDA or runs a function of
+  // another project file: else no function here leads to either (most modules).
   bool leads_anywhere() {
-    if (!flush_by_call_.empty()) return true;
+    if (!flush_by_call_.empty() || !cuda_by_call_.empty()) return true;
     for (const auto& call : s_.calls())
       if (!call.local_function && callee_name(call) && resolve(*callee_name(call))) return true;
     return false;
@@ -111,6 +112,7 @@ class FunctionWalk {
     std::vector<Node> stack{function.node};
     std::unordered_set<const void*> seen{function.node.id()};
     std::optional<ModuleFacts::Flush> flush;
+    std::optional<ModuleFacts::CudaCall> cuda;
     std::vector<ProjectFunction> out;
     while (!stack.empty()) {
       Node def = stack.back();
@@ -124,6 +126,8 @@ class FunctionWalk {
           flush = ModuleFacts::Flush{place_of(s_, call.node), f->second, owner ? owner->name : function.name,
                                      periodic_guard(s_, call.node)};
         }
+        if (auto u = cuda_by_call_.find(call.node.id()); u != cuda_by_call_.end() && !cuda)
+          cuda = ModuleFacts::CudaCall{place_of(s_, call.node), u->second->description};
         if (call.local_function) {
           if (seen.insert(call.local_function.id()).second) stack.push_back(call.local_function);
         } else if (callee_name(call)) {
@@ -134,6 +138,7 @@ class FunctionWalk {
       }
     }
     if (flush) facts.flushes.emplace(name, std::move(*flush));
+    if (cuda) facts.cuda_calls.emplace(name, std::move(*cuda));
     if (!out.empty()) facts.calls_out.emplace(name, std::move(out));
   }
 
@@ -152,6 +157,7 @@ class FunctionWalk {
   const analyzer::python::ProjectFileExists& exists_;
   std::unordered_map<const void*, std::vector<std::size_t>> calls_by_function_;
   std::unordered_map<const void*, std::string> flush_by_call_;
+  std::unordered_map<const void*, const CudaUse*> cuda_by_call_;
   std::unordered_map<std::string, std::optional<ProjectFunction>> resolved_;
 };
 
@@ -167,9 +173,11 @@ ModuleFacts module_facts(const Script& s, std::string_view path, const analyzer:
     for (auto& file : analyzer::python::files_loaded(import, path, exists))
       if (file != path && std::find(facts.dependencies.begin(), facts.dependencies.end(), file) == facts.dependencies.end())
         facts.dependencies.push_back(std::move(file));
-  add_steps(s, path, exists, facts);
-  if (facts.dependencies.empty() && cache_flushes(s).empty()) return facts;  // no function leads to a flush
-  FunctionWalk walk(s, path, exists);
+  const auto uses = cuda_uses(s);
+  add_steps(s, path, exists, uses, facts);
+  // No function leads to a flush or a CUDA use.
+  if (facts.dependencies.empty() && uses.empty() && cache_flushes(s).empty()) return facts;
+  FunctionWalk walk(s, path, exists, uses);
   for (const auto& import : s.imports()) {
     if (!import.top_level || import.from_module.empty()) continue;
     for (const auto& name : import.names)

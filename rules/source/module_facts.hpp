@@ -44,8 +44,16 @@ struct ModuleFacts {
     bool periodic = false;
   };
   std::unordered_map<std::string, Flush> flushes;
+  // A module-level function (or method, as above) that uses CUDA, directly
+  // or through functions of this file: the first use it reaches.
+  struct CudaCall {
+    SourcePlace where;
+    std::string what;  // the use's text, shortened
+  };
+  std::unordered_map<std::string, CudaCall> cuda_calls;
   // The functions of other project files each module-level function calls
-  // (directly or through functions of this file), to follow flushes on.
+  // (directly or through functions of this file), to follow flushes and CUDA
+  // uses on.
   std::unordered_map<std::string, std::vector<analyzer::python::ProjectFunction>> calls_out;
   // Names its module-level imports bind to functions of other project files
   // (`from .memory import free` in a package's __init__.py).

@@ -14,6 +14,7 @@ namespace {
 class NoProject final : public ProjectContext {
  public:
   std::optional<ImportedCudaStart> cuda_start(const Import&) const override { return std::nullopt; }
+  std::optional<ImportedCudaStart> cuda_start_through(const Call&) const override { return std::nullopt; }
   std::optional<ImportedFlush> flush_through(const Call&) const override { return std::nullopt; }
 };
 
@@ -40,6 +41,9 @@ class Project::ScriptContext final : public ProjectContext {
   ScriptContext(Project& project, std::string relative) : project_(project), relative_(std::move(relative)) {}
   std::optional<ImportedCudaStart> cuda_start(const Import& import) const override {
     return project_.cuda_start(import, relative_);
+  }
+  std::optional<ImportedCudaStart> cuda_start_through(const Call& call) const override {
+    return project_.cuda_start_through(call, relative_);
   }
   std::optional<ImportedFlush> flush_through(const Call& call) const override {
     return project_.flush_through(call, relative_);
@@ -118,6 +122,7 @@ void Project::keep_facts(const std::string& relative, const Script& script) {
   stale_.erase(relative);
   cuda_starts_.clear();
   flushes_.clear();
+  function_cuda_starts_.clear();
 }
 
 void Project::forget(const std::string& relative) {
@@ -145,6 +150,7 @@ void Project::apply_forgotten() {
     for (const auto& [relative, facts] : facts_) stale_.insert(relative);
   cuda_starts_.clear();
   flushes_.clear();
+  function_cuda_starts_.clear();
   functions_.clear();
 }
 
@@ -231,43 +237,78 @@ std::optional<ImportedCudaStart> Project::cuda_start_of(const std::string& file,
   return found;
 }
 
-std::optional<ImportedFlush> Project::flush_through(const Call& call, const std::string& importer) {
+std::optional<ProjectFunction> Project::callee_in_project(const Call& call, const std::string& importer) {
   const auto& callee = callee_name(call);
   if (call.local_function || !callee) return std::nullopt;
-  std::lock_guard lock(mutex_);
-  apply_forgotten();
   auto [known, fresh] = functions_.try_emplace(importer + "\n" + *callee);
   if (fresh) known->second = analyzer::python::project_function(*callee, importer, exists_);
-  const auto& target = known->second;
-  if (!target || target->file == importer) return std::nullopt;
-  std::unordered_set<std::string> visiting;
-  return flush_of(*target, visiting);
+  if (!known->second || known->second->file == importer) return std::nullopt;
+  return known->second;
 }
 
-// Whether calling a project function flushes: its own flush, else one of
-// the project functions it calls, else what the name re-exports.
-std::optional<ImportedFlush> Project::flush_of(const ProjectFunction& function,
-                                               std::unordered_set<std::string>& visiting) {
+// Past a function's own facts: the project functions it calls, else what
+// its name re-exports, else the method of a re-exported class.
+template <class Found, class Own>
+std::optional<Found> Project::follow_further(const ProjectFunction& function, const ModuleFacts& facts,
+                                             std::unordered_map<std::string, std::optional<Found>>& known,
+                                             const Own& own, std::unordered_set<std::string>& visiting) {
+  if (auto calls = facts.calls_out.find(function.name); calls != facts.calls_out.end()) {
+    for (const auto& callee : calls->second)
+      if (auto found = follow(callee, known, own, visiting)) return found;
+    return std::nullopt;
+  }
+  if (auto named = facts.reexports.find(function.name); named != facts.reexports.end())
+    return follow(named->second, known, own, visiting);
+  auto dot = function.name.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  // A method of a re-exported class: `from .memory import Manager`, then Manager.flush.
+  auto cls = facts.reexports.find(function.name.substr(0, dot));
+  if (cls == facts.reexports.end()) return std::nullopt;
+  return follow(ProjectFunction{cls->second.file, cls->second.name + function.name.substr(dot)}, known, own,
+                visiting);
+}
+
+template <class Found, class Own>
+std::optional<Found> Project::follow(const ProjectFunction& function,
+                                     std::unordered_map<std::string, std::optional<Found>>& known, const Own& own,
+                                     std::unordered_set<std::string>& visiting) {
   std::string key = function.file + ":" + function.name;
-  if (auto known = flushes_.find(key); known != flushes_.end()) return known->second;
+  if (auto it = known.find(key); it != known.end()) return it->second;
   if (!visiting.insert(key).second || visiting.size() > kMaxFunctionsFollowed) return std::nullopt;
   const ModuleFacts& facts = this->facts(function.file);
-  std::optional<ImportedFlush> found;
-  if (auto own = facts.flushes.find(function.name); own != facts.flushes.end()) {
-    const auto& f = own->second;
-    found = ImportedFlush{place(function.file, f.where), f.flush, f.function, f.periodic};
-  } else if (auto calls = facts.calls_out.find(function.name); calls != facts.calls_out.end()) {
-    for (const auto& callee : calls->second)
-      if ((found = flush_of(callee, visiting))) break;
-  } else if (auto named = facts.reexports.find(function.name); named != facts.reexports.end()) {
-    found = flush_of(named->second, visiting);
-  } else if (auto dot = function.name.find('.'); dot != std::string::npos) {
-    // A method of a re-exported class: `from .memory import Manager`, then Manager.flush.
-    if (auto cls = facts.reexports.find(function.name.substr(0, dot)); cls != facts.reexports.end())
-      found = flush_of({cls->second.file, cls->second.name + function.name.substr(dot)}, visiting);
-  }
-  flushes_.insert_or_assign(key, found);
+  std::optional<Found> found = own(function, facts);
+  if (!found) found = follow_further(function, facts, known, own, visiting);
+  known.insert_or_assign(key, found);
   return found;
+}
+
+std::optional<ImportedFlush> Project::flush_through(const Call& call, const std::string& importer) {
+  std::lock_guard lock(mutex_);
+  apply_forgotten();
+  auto target = callee_in_project(call, importer);
+  if (!target) return std::nullopt;
+  std::unordered_set<std::string> visiting;
+  auto own = [this](const ProjectFunction& f, const ModuleFacts& facts) -> std::optional<ImportedFlush> {
+    auto it = facts.flushes.find(f.name);
+    if (it == facts.flushes.end()) return std::nullopt;
+    const auto& flush = it->second;
+    return ImportedFlush{place(f.file, flush.where), flush.flush, flush.function, flush.periodic};
+  };
+  return follow(*target, flushes_, own, visiting);
+}
+
+std::optional<ImportedCudaStart> Project::cuda_start_through(const Call& call, const std::string& importer) {
+  std::lock_guard lock(mutex_);
+  apply_forgotten();
+  auto target = callee_in_project(call, importer);
+  if (!target) return std::nullopt;
+  std::unordered_set<std::string> visiting;
+  auto own = [this](const ProjectFunction& f, const ModuleFacts& facts) -> std::optional<ImportedCudaStart> {
+    auto it = facts.cuda_calls.find(f.name);
+    if (it == facts.cuda_calls.end()) return std::nullopt;
+    return ImportedCudaStart{place(f.file, it->second.where), it->second.what};
+  };
+  return follow(*target, function_cuda_starts_, own, visiting);
 }
 
 }  // namespace oomlens::rules::source

@@ -78,8 +78,21 @@ class Project {
   std::optional<ImportedCudaStart> cuda_start(const analyzer::python::Import& import, const std::string& importer);
   std::optional<ImportedCudaStart> cuda_start_of(const std::string& file, std::unordered_set<std::string>& visiting);
   std::optional<ImportedFlush> flush_through(const analyzer::python::Call& call, const std::string& importer);
-  std::optional<ImportedFlush> flush_of(const analyzer::python::ProjectFunction& function,
-                                        std::unordered_set<std::string>& visiting);
+  std::optional<ImportedCudaStart> cuda_start_through(const analyzer::python::Call& call, const std::string& importer);
+  // The project function a call in `importer` runs, when it is in another file.
+  std::optional<analyzer::python::ProjectFunction> callee_in_project(const analyzer::python::Call& call,
+                                                                      const std::string& importer);
+  // What calling a project function leads to, as `own` finds it in one
+  // function's facts: that function's own, else the first of the project
+  // functions it calls, else what the name re-exports.
+  template <class Found, class Own>
+  std::optional<Found> follow(const analyzer::python::ProjectFunction& function,
+                              std::unordered_map<std::string, std::optional<Found>>& known, const Own& own,
+                              std::unordered_set<std::string>& visiting);
+  template <class Found, class Own>
+  std::optional<Found> follow_further(const analyzer::python::ProjectFunction& function, const ModuleFacts& facts,
+                                      std::unordered_map<std::string, std::optional<Found>>& known, const Own& own,
+                                      std::unordered_set<std::string>& visiting);
   ProjectPlace place(const std::string& file, SourcePlace where) const;
   void apply_forgotten();  // under mutex_
   const ModuleFacts& store(const std::string& relative, ModuleFacts facts);  // under mutex_
@@ -99,6 +112,7 @@ class Project {
   // Conclusions drawn across files; cleared when any file's facts change.
   std::unordered_map<std::string, std::optional<ImportedCudaStart>> cuda_starts_;
   std::unordered_map<std::string, std::optional<ImportedFlush>> flushes_;
+  std::unordered_map<std::string, std::optional<ImportedCudaStart>> function_cuda_starts_;  // by "file:function"
   // What a qualified name in a file stands for (by "file\nname"): it
   // depends on which files exist, not on their text.
   std::unordered_map<std::string, std::optional<analyzer::python::ProjectFunction>> functions_;

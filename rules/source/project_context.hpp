@@ -22,7 +22,8 @@ struct ProjectPlace {
 };
 
 // The first CUDA use that running an import statement brings about, in a
-// project module it loads (directly or through that module's own imports).
+// project module it loads (directly or through that module's own imports),
+// or that calling a function of another project file brings about.
 struct ImportedCudaStart {
   ProjectPlace where;
   std::string what;  // "torch.cuda.set_device(0)"
@@ -43,6 +44,10 @@ class ProjectContext {
   // The first CUDA start that running this import statement brings about;
   // nothing when it loads no project module that starts CUDA.
   virtual std::optional<ImportedCudaStart> cuda_start(const analyzer::python::Import& import) const = 0;
+  // The first CUDA use a call to a function of another project file brings
+  // about (in that function, or in the project functions it calls); nothing
+  // for any other call.
+  virtual std::optional<ImportedCudaStart> cuda_start_through(const analyzer::python::Call& call) const = 0;
   // What a call to a function of another project file flushes; nothing for
   // any other call.
   virtual std::optional<ImportedFlush> flush_through(const analyzer::python::Call& call) const = 0;
