@@ -369,29 +369,34 @@ std::uint32_t display_columns(std::string_view text) {
 }
 
 std::string strip_ansi(std::string_view text) {
-  if (std::memchr(text.data(), '\x1b', text.size()) == nullptr) return std::string(text);
+  const char* esc = static_cast<const char*>(std::memchr(text.data(), '\x1b', text.size()));
+  if (esc == nullptr) return std::string(text);
   std::string out;
   out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c != '\x1b') {
-      out.push_back(c);
-      continue;
-    }
-    if (i + 1 >= text.size()) break;
-    char kind = text[i + 1];
+  std::size_t i = 0;
+  while (esc != nullptr) {
+    // The text up to the escape in one copy: a coloured line has a few
+    // escapes between long runs of text.
+    const auto e = static_cast<std::size_t>(esc - text.data());
+    out.append(text.data() + i, e - i);
+    i = e;
+    if (i + 1 >= text.size()) return out;
+    const char kind = text[i + 1];
     if (kind == '[') {  // CSI: parameters, then one final byte in 0x40..0x7e
       std::size_t j = i + 2;
       while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
-      i = j;
+      i = j + 1;
     } else if (kind == ']') {  // OSC: until BEL or ESC backslash
       std::size_t j = i + 2;
       while (j < text.size() && text[j] != '\x07' && !(text[j] == '\x1b' && j + 1 < text.size() && text[j + 1] == '\\')) ++j;
-      i = (j < text.size() && text[j] == '\x1b') ? j + 1 : j;
+      i = (j < text.size() && text[j] == '\x1b') ? j + 2 : j + 1;
     } else {
-      i += 1;  // two-byte escape such as ESC 7 / ESC =
+      i += 2;  // two-byte escape such as ESC 7 / ESC =
     }
+    if (i >= text.size()) return out;
+    esc = static_cast<const char*>(std::memchr(text.data() + i, '\x1b', text.size() - i));
   }
+  out.append(text.data() + i, text.size() - i);
   return out;
 }
 

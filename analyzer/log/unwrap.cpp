@@ -101,6 +101,17 @@ void join_hard_wraps(Region& region) {
   auto full = [&](const Line& line) {
     return (by_columns && line.columns == by_columns) || (by_bytes && line.bytes == by_bytes);
   };
+  // Whether line i continues line i - 1, as long as nothing before it joined.
+  auto continues_previous = [&](std::size_t i) {
+    const Line& last = region.lines[i - 1];
+    return whole[i] && whole[i - 1] && full(last) && !last.text.ends_with('|') &&
+           region.lines[i].number == last.last_number() + 1 && !starts_record(region.lines[i]);
+  };
+  // Most regions have a width but no wrapped line: leave their lines where
+  // they are rather than moving each into a new vector.
+  std::size_t first_join = 1;
+  while (first_join < region.lines.size() && !continues_previous(first_join)) ++first_join;
+  if (first_join >= region.lines.size()) return;
 
   std::vector<Line> joined;
   std::vector<std::size_t> index_of(region.lines.size());  // old line index -> joined index

@@ -12,15 +12,34 @@ using namespace oomlens::analyzer;
 
 namespace {
 
-// The reach the "out of memory" literal gives a line holding it.
-Reach reach_of_out_of_memory(std::string_view line) {
+const AnchorPolicy& policy_of(std::string_view literal) {
   const auto& literals = parse::anchor_literals();
-  const auto at = std::find(literals.begin(), literals.end(), "out of memory") - literals.begin();
-  const AnchorPolicy& policy = parse::anchor_policies()[static_cast<std::size_t>(at)];
-  REQUIRE(policy.refine != nullptr);
+  const auto at = std::find(literals.begin(), literals.end(), literal) - literals.begin();
+  REQUIRE(static_cast<std::size_t>(at) < literals.size());
+  return parse::anchor_policies()[static_cast<std::size_t>(at)];
+}
+
+std::size_t find_folded(std::string_view line, std::string_view literal) {
   std::string lower(line);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return policy.refine(line, lower.find("out of memory"));
+  const std::size_t at = lower.find(literal);
+  REQUIRE(at != std::string::npos);
+  return at;
+}
+
+// The reach `literal` gives a line holding it.
+Reach reach_of(std::string_view literal, std::string_view line) {
+  const AnchorPolicy& policy = policy_of(literal);
+  REQUIRE(policy.refine != nullptr);
+  return policy.refine(line, find_folded(line, literal));
+}
+
+Reach reach_of_out_of_memory(std::string_view line) { return reach_of("out of memory", line); }
+
+// Whether the gate of `literal` keeps a hit on the line.
+bool kept(std::string_view literal, std::string_view line) {
+  const AnchorPolicy& policy = policy_of(literal);
+  return policy.gate == nullptr || policy.gate(line, find_folded(line, literal));
 }
 
 }  // namespace
@@ -45,4 +64,24 @@ TEST_CASE("GPU out-of-memory statements keep the GPU OOM parsers", "[parse][anch
         "while trying to allocate 1.00GiB."}) {
     CHECK(reach_of_out_of_memory(line).may_state_oom);
   }
+}
+
+TEST_CASE("PyTorch's CPU allocator failure is read as host memory, without a traceback walk", "[parse][anchors]") {
+  const Reach cpu = reach_of("tried to allocate",
+                             "RuntimeError: [enforce fail at alloc_cpu.cpp:83] data. DefaultCPUAllocator: can't allocate "
+                             "memory: you tried to allocate 4194304000 bytes. Error code 12 (Cannot allocate memory)");
+  CHECK_FALSE(cpu.may_state_oom);
+  CHECK_FALSE(cpu.deep_lookback);
+  const Reach gpu = reach_of("tried to allocate",
+                             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                             "capacity of 79.15 GiB of which 1.2 GiB is free.");
+  CHECK(gpu.may_state_oom);
+  CHECK(gpu.deep_lookback);
+}
+
+TEST_CASE("a DataLoader failure's source line in a traceback is no hit", "[parse][anchors]") {
+  CHECK_FALSE(kept("exited unexpectedly",
+                   "    raise RuntimeError(f\"DataLoader worker (pid(s) {pids_str}) exited unexpectedly\") from e"));
+  CHECK(kept("exited unexpectedly", "RuntimeError: DataLoader worker (pid(s) 4242, 4243) exited unexpectedly"));
+  CHECK(kept("exited unexpectedly", "[rank3]: RuntimeError: DataLoader worker (pid(s) 4242) exited unexpectedly"));
 }

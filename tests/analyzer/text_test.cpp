@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <string>
+
 #include "analyzer/log/text.hpp"
 
 using namespace oomlens::analyzer;
@@ -13,6 +16,47 @@ TEST_CASE("strip_ansi removes colour codes, also inside numbers") {
   CHECK(strip_ansi("trailing escape \x1b") == "trailing escape ");
   CHECK(strip_ansi("unterminated \x1b[12;") == "unterminated ");
   CHECK(strip_ansi("plain") == "plain");
+}
+
+namespace {
+// strip_ansi as a byte-at-a-time state machine: the definition the copying
+// version must agree with on any input.
+std::string strip_ansi_reference(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 1 >= text.size()) break;
+    if (text[i + 1] == '[') {
+      std::size_t j = i + 2;
+      while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
+      i = j;
+    } else if (text[i + 1] == ']') {
+      std::size_t j = i + 2;
+      while (j < text.size() && text[j] != '\x07' && !(text[j] == '\x1b' && j + 1 < text.size() && text[j + 1] == '\\')) ++j;
+      i = (j < text.size() && text[j] == '\x1b') ? j + 1 : j;
+    } else {
+      i += 1;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("strip_ansi agrees with the byte-at-a-time definition on random escapes") {
+  // Escapes, their introducers and terminators, and text, in random order:
+  // escapes at either end, back to back, cut short, nested in OSC strings.
+  static constexpr std::string_view kAlphabet = "\x1b\x1b\x1b[[]]\x07\\m;1aK ";
+  std::mt19937 rng(20261202);
+  std::uniform_int_distribution<std::size_t> pick(0, kAlphabet.size() - 1), length(0, 24);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (std::size_t n = length(rng); n > 0; --n) text.push_back(kAlphabet[pick(rng)]);
+    INFO("input bytes: " << text.size());
+    REQUIRE(strip_ansi(text) == strip_ansi_reference(text));
+  }
 }
 
 TEST_CASE("read_prefix recognises launcher rank prefixes") {

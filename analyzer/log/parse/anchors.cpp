@@ -91,6 +91,12 @@ bool gate_killed(std::string_view piece, std::size_t at) {
                         piece[before - 1] == '-' || piece[before - 1] == ':');
 }
 
+// "DataLoader worker (pid(s) 4242) exited unexpectedly", not the source line a
+// traceback shows for it ("...(pid(s) {pids_str}) exited unexpectedly")").
+bool gate_exited(std::string_view piece, std::size_t at) {
+  return !(at >= 3 && piece[at - 2] == ')' && piece[at - 3] == '}');
+}
+
 bool gate_signal(std::string_view piece, std::size_t) {
   static constexpr std::array<std::string_view, 6> kForms = {"closing signal", "got signal", "signals.sig",
                                                             "death signal", "killed by signal", "received signal"};
@@ -155,6 +161,14 @@ Reach refine_out_of_memory(std::string_view piece, std::size_t) {
   return {kDeep, kMessage};
 }
 
+// PyTorch's CPU allocator words its failure as the CUDA one does ("you tried
+// to allocate 1024 bytes"), but it is host memory, read by the look-alike
+// parser: one line, no traceback to walk, no GPU OOM parser to try.
+Reach refine_tried_to_allocate(std::string_view piece, std::size_t) {
+  if (contains_folded(piece, "defaultcpuallocator")) return {kShallow, kOne, /*may_state_oom=*/false};
+  return {kDeep, kAllocatorMessage};
+}
+
 // RESOURCE_EXHAUSTED is XLA's (a report follows) unless it is TensorFlow's
 // "OOM when allocating tensor" (a few trailer lines).
 Reach refine_exhausted(std::string_view piece, std::size_t) {
@@ -193,7 +207,7 @@ const std::vector<Entry>& entries() {
       {"_use_uvm", {nullptr, {kDeep, kMessage}}, kStatesOom},        // "[_use_uvm] FAILED to allocate"
       {"unhandled cuda error", {nullptr, {kDeep, kMessage}}, kStatesOom},  // NCCL
       // Pieces of the allocator message a selection or a hard wrap leaves whole.
-      {"tried to allocate", {nullptr, {kDeep, kAllocatorMessage}}, kStatesOom},
+      {"tried to allocate", {nullptr, {kDeep, kAllocatorMessage}, refine_tried_to_allocate}, kStatesOom},
       {"total capacity", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},
       {"capacty", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},  // PyTorch 2.1's typo
       {"already allocated", {gate_size_near, {kDeep, kAllocatorMessage}}, kStatesOom},
@@ -214,7 +228,7 @@ const std::vector<Entry>& entries() {
       {"allocate memory", {nullptr, {kShallow, kOne}}},  // "can't allocate memory", ENOMEM
       {"unable to allocate", {nullptr, {kShallow, kOne}}},  // numpy
       {"shared memory", {gate_shared_memory, {kShallow, kOne}}},
-      {"exited unexpectedly", {nullptr, {kShallow, kOne}}},  // DataLoader workers
+      {"exited unexpectedly", {gate_exited, {kShallow, kOne}}},  // DataLoader workers
       {"killed", {gate_killed, {kShallow, kOne}}},
       {"oom-kill", {nullptr, {kShallow, kOne}}},
       {"oom_kill", {nullptr, {kShallow, kOne}}},
