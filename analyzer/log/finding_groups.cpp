@@ -1,23 +1,48 @@
 #include "analyzer/log/finding_groups.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 
-#include <fmt/format.h>
 
 namespace oomlens::analyzer {
 
+namespace {
+
+void append_number(std::string& out, long long n) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  out.append(digits, end);
+}
+
+}  // namespace
+
+// Every finding of a long log passes here (tens of thousands a GiB on logs
+// full of look-alikes): one string, appended in runs, no formatting.
 std::string finding_cause(const LogFinding& f) {
-  std::string key = fmt::format("{}|{}|", static_cast<int>(f.kind), f.file);
+  std::string key;
+  key.reserve(48 + f.detail.size());
+  append_number(key, static_cast<int>(f.kind));
+  key += '|';
+  append_number(key, f.file);
+  key += '|';
   // Collateral failures tell which ranks died because of an OOM: keep each
   // rank's apart.
-  if (f.kind == FindingKind::collateral && f.rank) key += fmt::format("rank{}|", *f.rank);
-  key.reserve(key.size() + f.detail.size());  // every finding of a long log passes here
-  bool in_digits = false;
-  for (char c : f.detail) {
-    const bool digit = c >= '0' && c <= '9';
-    if (digit && !in_digits) key.push_back('#');
-    if (!digit) key.push_back(c);
-    in_digits = digit;
+  if (f.kind == FindingKind::collateral && f.rank) {
+    key += "rank";
+    append_number(key, *f.rank);
+    key += '|';
+  }
+  // Numbers (pids, sizes, counts) vary between occurrences of one cause.
+  const std::string_view detail = f.detail;
+  std::size_t i = 0;
+  while (i < detail.size()) {
+    const std::size_t run = i;
+    while (i < detail.size() && !(detail[i] >= '0' && detail[i] <= '9')) ++i;
+    key.append(detail, run, i - run);
+    if (i == detail.size()) break;
+    key += '#';
+    while (i < detail.size() && detail[i] >= '0' && detail[i] <= '9') ++i;
   }
   return key;
 }
@@ -55,7 +80,9 @@ bool FindingGroups::add(LogFinding f, std::size_t ooms_before, std::size_t max_g
     epochs_.push_back(ooms_before);
     return true;
   }
-  std::string key = finding_cause(f) + fmt::format("|{}", ooms_before);
+  std::string key = finding_cause(f);
+  key += '|';
+  append_number(key, static_cast<long long>(ooms_before));
   auto [it, fresh] = index_.try_emplace(std::move(key), groups_.size());
   if (!fresh) {
     // `f` may itself be a group (a segment's, see analyzer/log/segmented_log.hpp).

@@ -37,6 +37,18 @@ namespace {
 
 using re2::StringPiece;
 
+// A look-alike log holds tens of thousands of these lines a GiB. Each
+// pattern runs only where its own literal is on the line (a plain search),
+// and a pattern that is only a literal is that search; patterns that start
+// with a literal get the text from its first occurrence (a match can start
+// nowhere before it).
+bool contains(std::string_view text, std::string_view literal) { return text.find(literal) != std::string_view::npos; }
+
+std::string_view from(std::string_view text, std::string_view literal) {
+  const std::size_t at = text.find(literal);
+  return at == std::string_view::npos ? std::string_view() : text.substr(at);
+}
+
 struct Found {
   FindingKind kind;
   std::string detail;
@@ -44,49 +56,45 @@ struct Found {
   bool c10_suffix = false;  // followed by the C10_CUDA_CHECK suffix lines
 };
 
-std::optional<Found> not_memory_error(std::string_view text) {
-  static const RE2 illegal(R"((?i)an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS)", RE2::Latin1);
-  static const RE2 assert_(R"(device-side assert triggered)", RE2::Latin1);
+std::optional<Found> not_memory_error(std::string_view text, const FoldedText& words) {
   static const RE2 misaligned(R"((?i)\bmisaligned address\b)", RE2::Latin1);
-  static const RE2 rocm_fault(R"(Memory access fault by GPU node)", RE2::Latin1);
-  if (RE2::PartialMatch(text, illegal))
+  if (words.has_any({"an illegal memory access was encountered", "cuda_error_illegal_address"}))
     return Found{FindingKind::not_memory_error,
                  "illegal memory access: a kernel read or wrote outside its buffers (a bug or corrupted state), "
                  "not an out-of-memory",
                  std::nullopt, true};
-  if (RE2::PartialMatch(text, assert_))
+  if (contains(text, "device-side assert triggered"))
     return Found{FindingKind::not_memory_error,
                  "device-side assert triggered (often an index out of range), not an out-of-memory", std::nullopt,
                  true};
-  if (RE2::PartialMatch(text, misaligned))
+  if (words.has("misaligned address") && RE2::PartialMatch(text, misaligned))
     return Found{FindingKind::not_memory_error, "misaligned address: a kernel bug, not an out-of-memory",
                  std::nullopt, true};
-  if (RE2::PartialMatch(text, rocm_fault))
+  if (contains(text, "Memory access fault by GPU node"))
     return Found{FindingKind::not_memory_error,
                  "GPU memory access fault (ROCm's illegal memory access), not an out-of-memory", std::nullopt};
   return std::nullopt;
 }
 
 std::optional<Found> cpu_alloc_failure(std::string_view text) {
+  static constexpr std::string_view kDefaultCpu = "DefaultCPUAllocator: ", kNumpy = "Unable to allocate ";
   static const RE2 default_cpu(
       R"(DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (\d+) bytes)",
       RE2::Latin1);
   static const RE2 numpy(R"(Unable to allocate ([0-9.]+\s*[KMGTPE]?i?B) for an array with shape)", RE2::Latin1);
-  static const RE2 bad_alloc(R"(std::bad_alloc)", RE2::Latin1);
   // Python's own exception, not torch.OutOfMemoryError or numpy's _ArrayMemoryError.
   static const RE2 memory_error(R"((?:^|[^\w.])MemoryError(?::|\s*$))", RE2::Latin1);
-  static const RE2 enomem(R"(\[Errno 12\] Cannot allocate memory|Cannot allocate memory \(errno 12\))", RE2::Latin1);
   StringPiece n;
-  if (RE2::PartialMatch(text, default_cpu, &n))
+  if (contains(text, kDefaultCpu) && RE2::PartialMatch(from(text, kDefaultCpu), default_cpu, &n))
     return Found{FindingKind::cpu_alloc_failure, "PyTorch's CPU allocator could not allocate host memory",
                  exact_u64(view(n))};
-  if (RE2::PartialMatch(text, numpy, &n))
+  if (contains(text, kNumpy) && RE2::PartialMatch(from(text, kNumpy), numpy, &n))
     return Found{FindingKind::cpu_alloc_failure, "numpy could not allocate host memory", parse_size(view(n))};
-  if (RE2::PartialMatch(text, bad_alloc))
+  if (contains(text, "std::bad_alloc"))
     return Found{FindingKind::cpu_alloc_failure, "C++ std::bad_alloc: a host allocation failed", std::nullopt};
-  if (RE2::PartialMatch(text, enomem))
+  if (contains(text, "[Errno 12] Cannot allocate memory") || contains(text, "Cannot allocate memory (errno 12)"))
     return Found{FindingKind::cpu_alloc_failure, "ENOMEM: the host could not allocate memory", std::nullopt};
-  if (RE2::PartialMatch(text, memory_error))
+  if (contains(text, "MemoryError") && RE2::PartialMatch(text, memory_error))
     return Found{FindingKind::cpu_alloc_failure, "Python MemoryError: a host allocation failed", std::nullopt};
   return std::nullopt;
 }
@@ -107,18 +115,17 @@ std::optional<Found> host_memory_oom(std::string_view text) {
 }
 
 std::optional<Found> dataloader_killed(std::string_view text) {
+  static constexpr std::string_view kBySignal = "DataLoader worker (pid ", kExited = "DataLoader worker (pid(s) ";
   static const RE2 by_signal(R"(DataLoader worker \(pid (\d+)\) is killed by signal: ([^.]{1,64}))", RE2::Latin1);
   static const RE2 exited(R"(DataLoader worker \(pid\(s\) ([^)]{0,256})\) exited unexpectedly)", RE2::Latin1);
-  static const RE2 shm(R"(Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory)",
-                       RE2::Latin1);
   StringPiece pid, sig;
-  if (RE2::PartialMatch(text, by_signal, &pid, &sig))
+  if (contains(text, kBySignal) && RE2::PartialMatch(from(text, kBySignal), by_signal, &pid, &sig))
     return Found{FindingKind::dataloader_killed,
                  fmt::format("DataLoader worker pid {} killed by signal: {}", view(pid), view(sig)), std::nullopt};
-  if (RE2::PartialMatch(text, exited, &pid))
+  if (contains(text, kExited) && RE2::PartialMatch(from(text, kExited), exited, &pid))
     return Found{FindingKind::dataloader_killed, fmt::format("DataLoader worker(s) pid {} exited unexpectedly", view(pid)),
                  std::nullopt};
-  if (RE2::PartialMatch(text, shm))
+  if (contains(text, "Unexpected bus error encountered in worker. This might be caused by insufficient shared memory"))
     return Found{FindingKind::dataloader_killed, "DataLoader worker bus error: insufficient shared memory (/dev/shm)",
                  std::nullopt};
   return std::nullopt;
@@ -181,7 +188,7 @@ std::optional<std::size_t> parse_lookalike(const Region& region, std::size_t at,
   std::optional<Found> found;
   if (words.has_any({"illegal memory", "illegal_address", "device-side assert", "misaligned address",
                      "memory access fault"}))
-    found = not_memory_error(text);
+    found = not_memory_error(text, words);
   if (!found && words.has_any({"dataloader worker", "unexpected bus error"})) found = dataloader_killed(text);
   if (!found && words.has_any({"defaultcpuallocator", "unable to allocate", "bad_alloc", "cannot allocate memory",
                                "memoryerror"}))
