@@ -696,6 +696,17 @@ TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][l
       CHECK(only_finding_at(parse_lookalike, r, i, i).kind == FindingKind::dataloader_killed);
     CHECK(only_finding_at(parse_lookalike, r, 0, 0).detail == "DataLoader worker pid 7781 killed by signal: Killed");
   }
+  SECTION("the message after an earlier mention of its first words on the line") {
+    // Each pattern is tried at every place its first words are, not only the first.
+    Region r = region_of({"warning: DataLoader worker (pid unknown) lost; RuntimeError: DataLoader worker (pid 7790) is "
+                          "killed by signal: Killed.",
+                          "note: DataLoader worker (pid(s) none); RuntimeError: DataLoader worker (pid(s) 7791) exited "
+                          "unexpectedly",
+                          "[1.2] Out of memory: Killed process 4242 (python) anon-rss: x, anon-rss:2048kB, file-rss:0kB"});
+    CHECK(only_finding_at(parse_lookalike, r, 0, 0).detail == "DataLoader worker pid 7790 killed by signal: Killed");
+    CHECK(only_finding_at(parse_lookalike, r, 1, 1).detail == "DataLoader worker(s) pid 7791 exited unexpectedly");
+    CHECK(only_finding_at(parse_lookalike, r, 2, 2).bytes == 2048 * 1024);
+  }
   SECTION("host allocations") {
     Region r = region_of({
         "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried "

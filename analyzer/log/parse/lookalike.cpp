@@ -39,14 +39,18 @@ using re2::StringPiece;
 
 // A look-alike log holds tens of thousands of these lines a GiB. Each
 // pattern runs only where its own literal is on the line (a plain search),
-// and a pattern that is only a literal is that search; patterns that start
-// with a literal get the text from its first occurrence (a match can start
-// nowhere before it).
+// and a pattern that is only a literal is that search.
 bool contains(std::string_view text, std::string_view literal) { return text.find(literal) != std::string_view::npos; }
 
-std::string_view from(std::string_view text, std::string_view literal) {
-  const std::size_t at = text.find(literal);
-  return at == std::string_view::npos ? std::string_view() : text.substr(at);
+// The leftmost match of `anchored` ("^" then `literal` then the rest) in
+// `text`, as an unanchored search for the pattern would find it: tried at
+// each occurrence of the literal in turn. Anchored, RE2 reads the captures
+// with its one-pass matcher instead of a backtracking pass over the line.
+template <typename... Out>
+bool match_at_literal(std::string_view text, std::string_view literal, const RE2& anchored, Out*... out) {
+  for (std::size_t at = text.find(literal); at != std::string_view::npos; at = text.find(literal, at + 1))
+    if (RE2::PartialMatch(text.substr(at), anchored, out...)) return true;
+  return false;
 }
 
 struct Found {
@@ -79,16 +83,16 @@ std::optional<Found> not_memory_error(std::string_view text, const FoldedText& w
 std::optional<Found> cpu_alloc_failure(std::string_view text) {
   static constexpr std::string_view kDefaultCpu = "DefaultCPUAllocator: ", kNumpy = "Unable to allocate ";
   static const RE2 default_cpu(
-      R"(DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (\d+) bytes)",
+      R"(^DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (\d+) bytes)",
       RE2::Latin1);
-  static const RE2 numpy(R"(Unable to allocate ([0-9.]+\s*[KMGTPE]?i?B) for an array with shape)", RE2::Latin1);
+  static const RE2 numpy(R"(^Unable to allocate ([0-9.]+\s*[KMGTPE]?i?B) for an array with shape)", RE2::Latin1);
   // Python's own exception, not torch.OutOfMemoryError or numpy's _ArrayMemoryError.
   static const RE2 memory_error(R"((?:^|[^\w.])MemoryError(?::|\s*$))", RE2::Latin1);
   StringPiece n;
-  if (contains(text, kDefaultCpu) && RE2::PartialMatch(from(text, kDefaultCpu), default_cpu, &n))
+  if (match_at_literal(text, kDefaultCpu, default_cpu, &n))
     return Found{FindingKind::cpu_alloc_failure, "PyTorch's CPU allocator could not allocate host memory",
                  exact_u64(view(n))};
-  if (contains(text, kNumpy) && RE2::PartialMatch(from(text, kNumpy), numpy, &n))
+  if (match_at_literal(text, kNumpy, numpy, &n))
     return Found{FindingKind::cpu_alloc_failure, "numpy could not allocate host memory", parse_size(view(n))};
   if (contains(text, "std::bad_alloc"))
     return Found{FindingKind::cpu_alloc_failure, "C++ std::bad_alloc: a host allocation failed", std::nullopt};
@@ -116,13 +120,13 @@ std::optional<Found> host_memory_oom(std::string_view text) {
 
 std::optional<Found> dataloader_killed(std::string_view text) {
   static constexpr std::string_view kBySignal = "DataLoader worker (pid ", kExited = "DataLoader worker (pid(s) ";
-  static const RE2 by_signal(R"(DataLoader worker \(pid (\d+)\) is killed by signal: ([^.]{1,64}))", RE2::Latin1);
-  static const RE2 exited(R"(DataLoader worker \(pid\(s\) ([^)]{0,256})\) exited unexpectedly)", RE2::Latin1);
+  static const RE2 by_signal(R"(^DataLoader worker \(pid (\d+)\) is killed by signal: ([^.]{1,64}))", RE2::Latin1);
+  static const RE2 exited(R"(^DataLoader worker \(pid\(s\) ([^)]{0,256})\) exited unexpectedly)", RE2::Latin1);
   StringPiece pid, sig;
-  if (contains(text, kBySignal) && RE2::PartialMatch(from(text, kBySignal), by_signal, &pid, &sig))
+  if (match_at_literal(text, kBySignal, by_signal, &pid, &sig))
     return Found{FindingKind::dataloader_killed,
                  fmt::format("DataLoader worker pid {} killed by signal: {}", view(pid), view(sig)), std::nullopt};
-  if (contains(text, kExited) && RE2::PartialMatch(from(text, kExited), exited, &pid))
+  if (match_at_literal(text, kExited, exited, &pid))
     return Found{FindingKind::dataloader_killed, fmt::format("DataLoader worker(s) pid {} exited unexpectedly", view(pid)),
                  std::nullopt};
   if (contains(text, "Unexpected bus error encountered in worker. This might be caused by insufficient shared memory"))
@@ -139,7 +143,7 @@ std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& word
   // (older: "Kill process ... or sacrifice child"; cgroups: "Memory cgroup out of memory: ...").
   static const RE2 kernel(R"((?:Out of memory|out of memory): Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
   static const RE2 killed_process(R"(^\s*Killed process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
-  static const RE2 anon_rss(R"(anon-rss:\s*(\d+)kB)", RE2::Latin1);
+  static const RE2 anon_rss(R"(^anon-rss:\s*(\d+)kB)", RE2::Latin1);
   static const RE2 oom_kill(R"(oom-kill:.*?\btask=([^,\s]*).*?\bpid=(\d+)|invoked oom-killer|oom_kill_process|oom-kill event|oom-kill:)",
                             RE2::Latin1);
   static const RE2 k8s(R"((?i)\bOOMKilled\b)", RE2::Latin1);
@@ -154,7 +158,7 @@ std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& word
             fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory", view(pid), view(name)),
             std::nullopt};
     StringPiece kb;
-    if (RE2::PartialMatch(text, anon_rss, &kb)) {
+    if (match_at_literal(text, "anon-rss:", anon_rss, &kb)) {
       auto k = exact_u64(view(kb));
       if (k && *k <= UINT64_MAX / 1024) f.bytes = *k * 1024;  // the victim's resident memory
     }
