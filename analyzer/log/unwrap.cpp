@@ -96,7 +96,10 @@ bool starts_record(const Line& line) {
 void join_hard_wraps(Region& region) {
   const std::vector<bool> whole = whole_lines(region);
   const std::uint32_t by_columns = wrap_width(region, whole, &Line::columns);
-  const std::uint32_t by_bytes = wrap_width(region, whole, &Line::bytes);
+  // Where every line is as many bytes as columns (ASCII), both widths agree.
+  const bool ascii = std::all_of(region.lines.begin(), region.lines.end(),
+                                 [](const Line& line) { return line.columns == line.bytes; });
+  const std::uint32_t by_bytes = ascii ? by_columns : wrap_width(region, whole, &Line::bytes);
   if (!by_columns && !by_bytes) return;
   auto full = [&](const Line& line) {
     return (by_columns && line.columns == by_columns) || (by_bytes && line.bytes == by_bytes);
