@@ -62,6 +62,10 @@ class LiteralScanner {
 
   const std::vector<std::string>& literals() const { return literals_; }
   std::size_t longest() const { return longest_; }
+  // Whether the fingerprint plan was made at build time: it is for exactly
+  // parse::anchor_literals() (same strings, same order); any other list is
+  // planned when its scanner is built, which takes milliseconds.
+  bool plan_was_baked() const;
 
  private:
   struct Tables;

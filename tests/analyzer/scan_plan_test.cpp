@@ -6,11 +6,14 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "analyzer/log/parse/parser.hpp"
 #include "analyzer/log/scan.hpp"
+#include "analyzer/log/scan_planner.hpp"
 
 using oomlens::analyzer::LiteralScanner;
+namespace scan_plan = oomlens::analyzer::scan_plan;
 using oomlens::analyzer::detail::path_supported;
 using oomlens::analyzer::detail::ScanPath;
 
@@ -74,4 +77,47 @@ TEST_CASE("candidates counts every true hit", "[scan]") {
   const std::string text = std::string(100, 'x') + "CUDA out of memory. " + std::string(200, 'y') + "Killed\n";
   for (ScanPath path : {ScanPath::scalar, ScanPath::avx2, ScanPath::avx512})
     CHECK(scanner.candidates(text, path) >= 2);
+}
+
+// The anchors' plans are made at build time. A table left from other anchors
+// or an older planner would still find every hit, only slower, so nothing
+// else would notice it going stale.
+TEST_CASE("the plan baked at build time is what the planner makes of the anchor literals", "[scan]") {
+  const std::vector<std::string>& anchors = oomlens::analyzer::parse::anchor_literals();
+  std::vector<std::string> folded;
+  for (const std::string& lit : anchors) folded.push_back(scan_plan::fold_literal(lit));
+  for (bool nibble_filter : {true, false}) {
+    INFO((nibble_filter ? "nibble filter" : "exact classes"));
+    const scan_plan::BakedPlan baked = scan_plan::baked_anchor_plan(nibble_filter);
+    CHECK(std::vector<std::string>(baked.literals.begin(), baked.literals.end()) == anchors);
+    const std::vector<scan_plan::FingerprintChoice> planned = scan_plan::plan_fingerprints(folded, nibble_filter);
+    REQUIRE(baked.plan.size() == planned.size());
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+      INFO("literal " << anchors[i]);
+      CHECK(baked.plan[i].offset == planned[i].offset);
+      CHECK(baked.plan[i].bucket == planned[i].bucket);
+    }
+  }
+}
+
+TEST_CASE("only a scanner of exactly the anchor literals takes the baked plan", "[scan]") {
+  const std::vector<std::string>& anchors = oomlens::analyzer::parse::anchor_literals();
+  for (ScanPath path : {ScanPath::best, ScanPath::scalar, ScanPath::avx2, ScanPath::avx512})
+    CHECK(LiteralScanner(anchors, path).plan_was_baked());
+  CHECK(LiteralScanner(anchors).plan_was_baked());
+  // Any other list is planned when its scanner is built: others, fewer,
+  // more, the same in another order or in other case.
+  CHECK_FALSE(LiteralScanner({"out of memory", "killed"}).plan_was_baked());
+  CHECK_FALSE(LiteralScanner({}).plan_was_baked());
+  std::vector<std::string> fewer(anchors.begin(), anchors.end() - 1);
+  CHECK_FALSE(LiteralScanner(fewer).plan_was_baked());
+  std::vector<std::string> more = anchors;
+  more.emplace_back("never printed");
+  CHECK_FALSE(LiteralScanner(more).plan_was_baked());
+  std::vector<std::string> swapped = anchors;
+  std::swap(swapped.front(), swapped.back());
+  CHECK_FALSE(LiteralScanner(swapped).plan_was_baked());
+  std::vector<std::string> upper = anchors;
+  upper.front()[0] = static_cast<char>(upper.front()[0] - 32);
+  CHECK_FALSE(LiteralScanner(upper).plan_was_baked());
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/log/parse/parser.hpp"
+
 using oomlens::analyzer::count_newlines;
 using oomlens::analyzer::LiteralScanner;
 using oomlens::analyzer::ScanHit;
@@ -122,6 +124,29 @@ TEST_CASE("scan finds each anchor at every offset across block boundaries", "[sc
         const std::string buf = filler(off) + kAnchors[i] + filler(tail);
         INFO("literal " << kAnchors[i] << " at " << off << ", tail " << tail);
         const std::string want = naive(buf, kAnchors);
+        REQUIRE(want.find(std::to_string(off) + ":" + std::to_string(i) + " ") != std::string::npos);
+        for (ScanPath path : paths()) {
+          INFO("path " << name(path));
+          CHECK(scan(s, buf, path).hits == want);
+        }
+      }
+    }
+  }
+}
+
+// The production anchors scan on the plan made at build time (the test
+// above plans its list when the scanner is built): the same hits, on every
+// path, with either baked plan.
+TEST_CASE("the anchor literals' baked plans find each anchor at every offset", "[scan]") {
+  const std::vector<std::string>& anchors = oomlens::analyzer::parse::anchor_literals();
+  for (ScanPath planned_for : {ScanPath::scalar, ScanPath::avx2}) {
+    const LiteralScanner s(anchors, planned_for);
+    REQUIRE(s.plan_was_baked());
+    for (std::uint32_t i = 0; i < anchors.size(); ++i) {
+      for (std::size_t off : {0, 1, 7, 31, 32, 33, 63, 64, 65, 100}) {
+        const std::string buf = filler(off) + anchors[i] + filler(40);
+        INFO("planned for " << name(planned_for) << ", literal " << anchors[i] << " at " << off);
+        const std::string want = naive(buf, anchors);
         REQUIRE(want.find(std::to_string(off) + ":" + std::to_string(i) + " ") != std::string::npos);
         for (ScanPath path : paths()) {
           INFO("path " << name(path));
