@@ -27,6 +27,8 @@
 
 namespace oomlens::lsp {
 
+struct SnapshotCommandOutcome;  // snapshot_command.hpp
+
 // How the server reaches the world. The stdio runner wires these to Asio;
 // tests can run everything inline.
 struct ServerIo {
@@ -142,6 +144,9 @@ class Server {
   using CommandReply = Reply<CommandAnswer>;
   void diagnose_text(CommandArguments& args, const CommandReply& reply);
   void analyze_snapshot(CommandArguments& args, const CommandReply& reply);
+  void compare_snapshots(CommandArguments& args, const CommandReply& reply);
+  // Runs a snapshot command in the background and answers with its outcome.
+  void answer_snapshot_command(const CommandReply& reply, std::function<SnapshotCommandOutcome()> run);
   void fix_script(CommandArguments& args, const CommandReply& reply);
   void explain(CommandArguments& args, const CommandReply& reply);
   void explain_document(CommandArguments& args, const CommandReply& reply);
