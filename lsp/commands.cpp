@@ -66,8 +66,8 @@ void Server::diagnose_text(CommandArguments& args, const CommandReply& reply) {
 }
 
 void Server::analyze_snapshot(CommandArguments& args, const CommandReply& reply) {
-  answer_snapshot_command(reply, [path = snapshot_argument_path(snapshot_argument(args)), reply] {
-    return run_snapshot_command(path, *reply.request()->cancelled);
+  answer_snapshot_command(reply, [path = snapshot_argument_path(snapshot_argument(args))](const std::atomic<bool>& cancelled) {
+    return run_snapshot_command(path, cancelled);
   });
 }
 
@@ -79,15 +79,14 @@ void Server::compare_snapshots(CommandArguments& args, const CommandReply& reply
                                   args.is_array() ? fmt::format("{} argument{}", args.size(), args.size() == 1 ? "" : "s")
                                                   : std::string("no list")));
   answer_snapshot_command(reply, [a = snapshot_argument_path(snapshot_argument(args, 0), kCompareSnapshots, usage),
-                                  b = snapshot_argument_path(snapshot_argument(args, 1), kCompareSnapshots, usage), reply] {
-    return run_compare_command(a, b, *reply.request()->cancelled);
-  });
+                                  b = snapshot_argument_path(snapshot_argument(args, 1), kCompareSnapshots, usage)](
+                                     const std::atomic<bool>& cancelled) { return run_compare_command(a, b, cancelled); });
 }
 
-void Server::answer_snapshot_command(const CommandReply& reply, std::function<SnapshotCommandOutcome()> run) {
+void Server::answer_snapshot_command(const CommandReply& reply, SnapshotRun run) {
   // A snapshot can be hundreds of MiB: read and analysed in the background.
   io_.run_in_background([this, reply, run = std::move(run)] {
-    SnapshotCommandOutcome outcome = run();
+    SnapshotCommandOutcome outcome = run(*reply.request()->cancelled);
     io_.run_on_protocol([this, reply, outcome = std::move(outcome)]() mutable {
       if (reply.cancelled() || outcome.cancelled) return;  // answered already with -32800
       if (outcome.error_code) return reply.error(outcome.error_code, outcome.error);
