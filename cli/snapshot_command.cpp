@@ -4,7 +4,6 @@
 #include <charconv>
 #include <iostream>
 #include <optional>
-#include <tuple>
 #include <fmt/format.h>
 
 #include "analyzer/size.hpp"
@@ -15,6 +14,7 @@
 #include "report/snapshot_file.hpp"
 #include "report/snapshot_html.hpp"
 #include "report/snapshot_json.hpp"
+#include "report/snapshot_run_files.hpp"
 #include "rules/snapshot/oom_verdict.hpp"
 
 namespace oomlens::cli {
@@ -64,77 +64,45 @@ std::optional<std::uint64_t> device_total(const std::string& s) {
   return bytes;
 }
 
-// Reads and parses a snapshot, or says why not on stderr.
-std::optional<snap::Snapshot> read_or_report(const std::string& path) {
-  auto snapshot = report::read_snapshot_file(path);
-  if (snapshot) return std::move(*snapshot);
-  const auto& e = snapshot.error();
+// Says on stderr why a file could not be read or was refused.
+void report_error(const std::string& path, const report::SnapshotFileError& e) {
   if (e.kind == report::SnapshotFileError::Kind::unreadable)
     std::cerr << "oomlens snapshot: error: cannot read " << path << ": " << e.reason << "\n";
   else
     std::cerr << "oomlens snapshot: error: " << path << ": " << e.reason << "\n";
-  return std::nullopt;
 }
 
-// Every site of a run, for matching against the other run's.
-snap::Analysis analyze_all_sites(const snap::Snapshot& snapshot, snap::AnalysisOptions options) {
-  options.top_sites = static_cast<std::size_t>(-1);
-  return snap::analyze(snapshot, options);
+// Reads and parses a snapshot, or says why not on stderr.
+std::optional<snap::Snapshot> read_or_report(const std::string& path) {
+  auto snapshot = report::read_snapshot_file(path);
+  if (snapshot) return std::move(*snapshot);
+  report_error(path, snapshot.error());
+  return std::nullopt;
 }
 
 int compare(const Options& o) {
   const std::string &path_a = o.compare[0], &path_b = o.compare[1];
-  snap::Analysis a, b;
-  {  // one model in memory at a time: only the analyses are kept
-    auto snapshot = read_or_report(path_a);
-    if (!snapshot) return kExitUsage;
-    a = analyze_all_sites(*snapshot, o.analysis);
-  }
-  {
-    auto snapshot = read_or_report(path_b);
-    if (!snapshot) return kExitUsage;
-    b = analyze_all_sites(*snapshot, o.analysis);
-  }
-  const snap::Comparison comparison = snap::compare_runs(a, b, o.analysis.top_sites);
+  const auto comparison = report::compare_snapshot_files(path_a, path_b, o.analysis);
+  if (!comparison) return report_error(comparison.error().path, comparison.error().error), kExitUsage;
   if (o.format == "json")
-    std::cout << report::snapshot_json_text(report::snapshot_compare_json(path_a, path_b, comparison)) << "\n";
+    std::cout << report::snapshot_json_text(report::snapshot_compare_json(path_a, path_b, *comparison)) << "\n";
   else if (o.format == "html")
-    std::cout << report::snapshot_compare_html(path_a, path_b, comparison);
+    std::cout << report::snapshot_compare_html(path_a, path_b, *comparison);
   else
-    print_comparison_text(std::cout, path_a, path_b, comparison, o.text);
+    print_comparison_text(std::cout, path_a, path_b, *comparison, o.text);
   return kExitClean;
 }
 
-// A folder of per-rank snapshots read as one job, one rank at a time: only
-// each rank's figures are kept, and the analysis of the highest so far.
+// A folder of per-rank snapshots read as one job, one rank at a time.
 int job(const Options& o) {
-  const auto files = report::rank_snapshot_files(o.path);
-  if (files.empty()) {
-    std::cerr << "oomlens snapshot: error: cannot read " << o.path
-              << ": is a directory with no snapshot in it (rank0.pickle, rank1.pickle, ... or one folder per rank)\n";
-    return kExitUsage;
-  }
-  std::vector<snap::RankRun> runs;
-  snap::RunFigures highest_figures;
-  std::int64_t highest_rank = 0;
-  snap::Analysis highest;  // of the rank summarize_job names: the highest peak, the lowest rank on a tie
-  for (const auto& file : files) {
-    auto snapshot = read_or_report(file.path);
-    if (!snapshot) return kExitUsage;
-    snap::Analysis analysis = snap::analyze(*snapshot, o.analysis);
-    snap::RunFigures figures = snap::run_figures(analysis);
-    const bool higher = runs.empty() || std::tuple(figures.peak_allocated, -file.rank) >
-                                            std::tuple(highest_figures.peak_allocated, -highest_rank);
-    if (higher) highest = std::move(analysis), highest_figures = figures, highest_rank = file.rank;
-    runs.push_back({file.rank, file.name, figures});
-  }
-  const snap::JobSummary summary = snap::summarize_job(std::move(runs));
+  const auto job = report::read_job_folder(o.path, o.analysis);
+  if (!job) return report_error(job.error().path, job.error().error), kExitUsage;
   if (o.format == "json")
-    std::cout << report::snapshot_json_text(report::snapshot_job_json(o.path, summary, highest)) << "\n";
+    std::cout << report::snapshot_json_text(report::snapshot_job_json(o.path, job->summary, job->highest)) << "\n";
   else if (o.format == "html")
-    std::cout << report::snapshot_job_html(o.path, summary, highest);
+    std::cout << report::snapshot_job_html(o.path, job->summary, job->highest);
   else
-    print_job_text(std::cout, o.path, summary, highest, o.text);
+    print_job_text(std::cout, o.path, job->summary, job->highest, o.text);
   return kExitClean;
 }
 

@@ -42,6 +42,7 @@ inline constexpr const char* kRunVerification = "oomlens.runVerification";
 inline constexpr const char* kShowFix = "oomlens.showFix";
 inline constexpr const char* kFixScript = "oomlens.fixScript";
 inline constexpr const char* kAnalyzeSnapshot = "oomlens.analyzeSnapshot";
+inline constexpr const char* kCompareSnapshots = "oomlens.compareSnapshots";
 inline constexpr const char* kVerify = "oomlens.verify";
 
 }  // namespace oomlens::lsp

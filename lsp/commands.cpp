@@ -39,6 +39,7 @@ void Server::execute_command(ExecuteCommandParams params, const CommandReply& re
   using Handler = void (Server::*)(CommandArguments&, const CommandReply&);
   static const std::map<std::string, Handler, std::less<>> commands = {
       {kDiagnoseText, &Server::diagnose_text},       {kAnalyzeSnapshot, &Server::analyze_snapshot},
+      {kCompareSnapshots, &Server::compare_snapshots},
       {kFixScript, &Server::fix_script},             {kExplain, &Server::explain},
       {kExplainDocument, &Server::explain_document}, {kCopyVerification, &Server::copy_verification},
       {kRunVerification, &Server::run_verification}, {kShowFix, &Server::show_fix},
@@ -65,9 +66,27 @@ void Server::diagnose_text(CommandArguments& args, const CommandReply& reply) {
 }
 
 void Server::analyze_snapshot(CommandArguments& args, const CommandReply& reply) {
+  answer_snapshot_command(reply, [path = snapshot_argument_path(snapshot_argument(args))](const std::atomic<bool>& cancelled) {
+    return run_snapshot_command(path, cancelled);
+  });
+}
+
+void Server::compare_snapshots(CommandArguments& args, const CommandReply& reply) {
+  constexpr std::string_view usage =
+      "[{\"path\": \"/abs/a.pickle\"}, {\"path\": \"/abs/b.pickle\"}], each a path or a file:// URI";
+  if (!args.is_array() || args.size() != 2)
+    throw ParamsError(fmt::format("{} expects two snapshots, {}; got {}", kCompareSnapshots, usage,
+                                  args.is_array() ? fmt::format("{} argument{}", args.size(), args.size() == 1 ? "" : "s")
+                                                  : std::string("no list")));
+  answer_snapshot_command(reply, [a = snapshot_argument_path(snapshot_argument(args, 0), kCompareSnapshots, usage),
+                                  b = snapshot_argument_path(snapshot_argument(args, 1), kCompareSnapshots, usage)](
+                                     const std::atomic<bool>& cancelled) { return run_compare_command(a, b, cancelled); });
+}
+
+void Server::answer_snapshot_command(const CommandReply& reply, SnapshotRun run) {
   // A snapshot can be hundreds of MiB: read and analysed in the background.
-  io_.run_in_background([this, reply, path = snapshot_argument_path(snapshot_argument(args))] {
-    SnapshotCommandOutcome outcome = run_snapshot_command(path, *reply.request()->cancelled);
+  io_.run_in_background([this, reply, run = std::move(run)] {
+    SnapshotCommandOutcome outcome = run(*reply.request()->cancelled);
     io_.run_on_protocol([this, reply, outcome = std::move(outcome)]() mutable {
       if (reply.cancelled() || outcome.cancelled) return;  // answered already with -32800
       if (outcome.error_code) return reply.error(outcome.error_code, outcome.error);

@@ -336,9 +336,9 @@ VerifyArgument verify_argument(const json& arguments) {
   return out;
 }
 
-std::optional<std::string> snapshot_argument(const json& arguments) {
-  if (!arguments.is_array() || arguments.empty()) return std::nullopt;
-  const json& first = arguments[0];
+std::optional<std::string> snapshot_argument(const json& arguments, std::size_t index) {
+  if (!arguments.is_array() || arguments.size() <= index) return std::nullopt;
+  const json& first = arguments[index];
   if (first.is_string()) return first.get<std::string>();
   for (const char* key : {"path", "uri"})
     if (const json* text = optional_member(first, key, vt::string)) return text->get<std::string>();
@@ -432,7 +432,7 @@ void to_json(json& j, const InitializeResult& r) {
       {"inlayHintProvider", true},
       {"executeCommandProvider",
        {{"commands", {kDiagnoseText, kExplain, kExplainDocument, kCopyVerification, kRunVerification, kVerify, kShowFix,
-                      kAnalyzeSnapshot, kFixScript}}}},
+                      kAnalyzeSnapshot, kCompareSnapshots, kFixScript}}}},
   };
   if (client.code_action_literals) {
     caps["codeActionProvider"] = {{"codeActionKinds", {"quickfix", "source", "source.fixAll.oomlens", "source.oomlens",

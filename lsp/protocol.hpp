@@ -437,9 +437,10 @@ std::optional<TextArgument> text_argument(nlohmann::json& arguments);  // moves 
 std::optional<FixScriptArgument> fix_script_argument(nlohmann::json& arguments);
 // oomlens.verify's: throws ParamsError naming what is wrong.
 VerifyArgument verify_argument(const nlohmann::json& arguments);
-// oomlens.analyzeSnapshot's: a path or URI as given (a string, or an object
-// with "path" or "uri"); nothing for another value.
-std::optional<std::string> snapshot_argument(const nlohmann::json& arguments);
+// oomlens.analyzeSnapshot's (and each of oomlens.compareSnapshots'): the
+// argument at `index`, a path or URI as given (a string, or an object with
+// "path" or "uri"); nothing for another value.
+std::optional<std::string> snapshot_argument(const nlohmann::json& arguments, std::size_t index = 0);
 // A fix object (its kind empty when it names none); nothing for another value.
 std::optional<FixRequest> fix_request(const nlohmann::json& j);
 // oomlens.showFix's: the fix object it is given first.

@@ -4,6 +4,7 @@
 // are bound to methods in server.cpp, one file per method family.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +27,8 @@
 #include "lsp/workspace_projects.hpp"
 
 namespace oomlens::lsp {
+
+struct SnapshotCommandOutcome;  // snapshot_command.hpp
 
 // How the server reaches the world. The stdio runner wires these to Asio;
 // tests can run everything inline.
@@ -142,6 +145,11 @@ class Server {
   using CommandReply = Reply<CommandAnswer>;
   void diagnose_text(CommandArguments& args, const CommandReply& reply);
   void analyze_snapshot(CommandArguments& args, const CommandReply& reply);
+  void compare_snapshots(CommandArguments& args, const CommandReply& reply);
+  // Runs a snapshot command in the background (given the request's cancel
+  // flag) and answers with its outcome.
+  using SnapshotRun = std::function<SnapshotCommandOutcome(const std::atomic<bool>& cancelled)>;
+  void answer_snapshot_command(const CommandReply& reply, SnapshotRun run);
   void fix_script(CommandArguments& args, const CommandReply& reply);
   void explain(CommandArguments& args, const CommandReply& reply);
   void explain_document(CommandArguments& args, const CommandReply& reply);

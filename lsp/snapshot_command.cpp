@@ -22,6 +22,7 @@ namespace snap = analyzer::snapshot;
 
 std::string sz(std::uint64_t b) { return analyzer::format_size(b); }
 
+}  // namespace
 
 void frames_markdown(std::string& out, const snap::FrameList& frames, const snap::FoldedStack* folded,
                      snap::MissingStack missing, std::size_t max, std::string_view indent) {
@@ -32,36 +33,37 @@ void frames_markdown(std::string& out, const snap::FrameList& frames, const snap
   if (!shown.folded.empty()) out += fmt::format("{}- {}\n", indent, shown.folded);
 }
 
-}  // namespace
-
-std::string snapshot_argument_path(const std::optional<std::string>& given) {
-  const char* what = "oomlens.analyzeSnapshot expects [{\"path\": \"/abs/file.pickle\"}], a path or a file:// URI";
-  if (!given) throw ParamsError(what);
+std::string snapshot_argument_path(const std::optional<std::string>& given, std::string_view command,
+                                   std::string_view usage) {
+  if (!given) throw ParamsError(fmt::format("{} expects {}", command, usage));
   const std::string& text = *given;
   std::string path = text;
   if (text.starts_with("file://")) {
     auto local = path_from_file_uri(text);
-    if (!local) throw ParamsError(fmt::format("oomlens.analyzeSnapshot: '{}' is not a local file URI", text));
+    if (!local) throw ParamsError(fmt::format("{}: '{}' is not a local file URI", command, text));
     path = *local;
   }
   if (!path.starts_with('/'))
-    throw ParamsError(fmt::format("oomlens.analyzeSnapshot needs an absolute path, got '{}'", text));
-  if (path.find('\0') != std::string::npos) throw ParamsError("oomlens.analyzeSnapshot: a path with a NUL byte");
+    throw ParamsError(fmt::format("{} needs an absolute path, got '{}'", command, text));
+  if (path.find('\0') != std::string::npos) throw ParamsError(fmt::format("{}: a path with a NUL byte", command));
   return path;
 }
 
+SnapshotCommandOutcome refused_outcome(const std::string& path, const report::SnapshotFileError& e) {
+  SnapshotCommandOutcome outcome;
+  outcome.error_code = InvalidParams;  // the argument names no readable snapshot: the caller's to fix
+  outcome.error = e.kind == report::SnapshotFileError::Kind::unreadable
+                      ? fmt::format("cannot read snapshot {}: {}", path, e.reason)
+                      : fmt::format("snapshot {} refused: {}", path, e.reason);
+  return outcome;
+}
+
 SnapshotCommandOutcome run_snapshot_command(const std::string& path, const std::atomic<bool>& cancelled) {
+  if (report::is_directory(path)) return run_job_command(path, cancelled);
   SnapshotCommandOutcome outcome;
   auto snapshot = report::read_snapshot_file(path);
   if (cancelled.load()) return outcome.cancelled = true, outcome;
-  if (!snapshot) {
-    const auto& e = snapshot.error();
-    outcome.error_code = InvalidParams;  // the argument names no readable snapshot: the caller's to fix
-    outcome.error = e.kind == report::SnapshotFileError::Kind::unreadable
-                        ? fmt::format("cannot read snapshot {}: {}", path, e.reason)
-                        : fmt::format("snapshot {} refused: {}", path, e.reason);
-    return outcome;
-  }
+  if (!snapshot) return refused_outcome(path, snapshot.error());
   snap::AnalysisOptions options;
   options.replay.all_peak_sites = true;  // for the lines (snapshot_lines)
   const rules::SnapshotReport diagnosed = rules::diagnose_snapshot(snap::analyze(*snapshot, options));

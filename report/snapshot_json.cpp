@@ -2,6 +2,8 @@
 // in docs/snapshot-json.md); a figure the snapshot does not record is null.
 #include "report/snapshot_json.hpp"
 
+#include <optional>
+
 namespace oomlens::report {
 namespace {
 
@@ -74,12 +76,21 @@ json moment_json(const snap::TraceMoment& m) {
           {"sites_total", m.sites_total},   {"largest_blocks", largest}};
 }
 
-json timeline_json(const snap::DeviceTimeline& t) {
-  json allocated = json::array(), reserved = json::array();
+// The curve's points as drawn (at most ReplayOptions::curve_points); with
+// `times`, each point's last entry's time too, to place it on a time axis.
+json curve_json(const snap::DeviceTimeline& t, bool times) {
+  json allocated = json::array(), reserved = json::array(), time_us = json::array();
   for (const auto& p : t.curve) {
     allocated.push_back(p.allocated);
     reserved.push_back(p.reserved);
+    time_us.push_back(p.time_us);
   }
+  json curve = {{"entries_per_point", t.entries_per_point}, {"allocated_bytes", allocated}, {"reserved_bytes", reserved}};
+  if (times) curve["time_us"] = std::move(time_us);
+  return curve;
+}
+
+json timeline_json(const snap::DeviceTimeline& t) {
   return {{"device", t.device},
           {"entries", t.entries},
           {"overflow_suspected", t.overflow_suspected},
@@ -90,7 +101,7 @@ json timeline_json(const snap::DeviceTimeline& t) {
           {"peak_allocated", moment_json(t.peak_allocated)},
           {"peak_reserved", moment_json(t.peak_reserved)},
           {"at_oom", t.at_oom ? moment_json(*t.at_oom) : json(nullptr)},
-          {"curve", {{"entries_per_point", t.entries_per_point}, {"allocated_bytes", allocated}, {"reserved_bytes", reserved}}}};
+          {"curve", curve_json(t, false)}};
 }
 
 // The verdict's figures are its evidence, under the same names; a figure the
@@ -110,6 +121,25 @@ json oom_json(const rules::Diagnosis& d, const snap::OomAnalysis& o) {
   return j;
 }
 
+// A moment of a run's curve, without what was alive then.
+json curve_moment_json(const snap::TraceMoment& m) {
+  return {{"entries", m.entries}, {"time_us", m.time_us}, {"allocated_bytes", m.allocated}, {"reserved_bytes", m.reserved}};
+}
+
+// The curve a page of several runs draws for this run: the device with the
+// highest peak, its points and its moments.
+json peak_timeline_json(const std::optional<snap::DeviceTimeline>& t) {
+  if (!t) return nullptr;
+  return {{"device", t->device},
+          {"entries", t->entries},
+          {"timed", t->timed},
+          {"start_time_us", t->start.time_us},
+          {"peak_allocated", curve_moment_json(t->peak_allocated)},
+          {"peak_reserved", curve_moment_json(t->peak_reserved)},
+          {"at_oom", t->at_oom ? curve_moment_json(*t->at_oom) : json(nullptr)},
+          {"curve", curve_json(*t, true)}};
+}
+
 json run_json(const std::string& path, const snap::RunFigures& r) {
   return {{"path", path},
           {"reserved_bytes", r.reserved},
@@ -119,7 +149,8 @@ json run_json(const std::string& path, const snap::RunFigures& r) {
           {"peak_allocated_bytes", r.peak_allocated},
           {"peak_reserved_bytes", r.peak_reserved},
           {"peak_from_trace", r.peak_from_trace},
-          {"oom_class", r.oom ? json(analyzer::to_string(*r.oom)) : json(nullptr)}};
+          {"oom_class", r.oom ? json(analyzer::to_string(*r.oom)) : json(nullptr)},
+          {"peak_timeline", peak_timeline_json(r.peak_timeline)}};
 }
 
 json changes_json(const std::vector<snap::SiteChange>& list) {

@@ -160,6 +160,9 @@ TEST_CASE("command arguments: oomlens.verify's and oomlens.analyzeSnapshot's") {
   CHECK(snapshot_argument(json::parse(R"([{"path": 1, "uri": "file:///b.pickle"}])")) == "file:///b.pickle");
   CHECK_FALSE(snapshot_argument(json::parse(R"([{"file": "/c.pickle"}])")));
   CHECK_FALSE(snapshot_argument(json::array()));
+  // oomlens.compareSnapshots reads each of its two the same way.
+  CHECK(snapshot_argument(json::parse(R"(["/a.pickle", {"uri": "file:///b.pickle"}])"), 1) == "file:///b.pickle");
+  CHECK_FALSE(snapshot_argument(json::array({"/a.pickle"}), 1));
 
   auto fix = show_fix_argument(json::parse(R"([{"kind": "env", "name": "PYTORCH_CUDA_ALLOC_CONF"}])"));
   REQUIRE(fix);

@@ -1560,6 +1560,85 @@ def execute_analyze_snapshot_refuses_hostile_and_missing_files(ctx: Ctx):
 
 
 @case
+def execute_compare_snapshots_matches_the_cli(ctx: Ctx):
+    s = ctx.started()
+    commands = s.messages[0]["result"]["capabilities"]["executeCommandProvider"]["commands"]
+    check("oomlens.compareSnapshots" in commands, f"advertised: {commands}")
+    a, b = snapshot_path(ctx, "compare_before_p4.pickle"), snapshot_path(ctx, "compare_after_p4.pickle")
+    cli = lambda fmt: subprocess.run([ctx.binary, "snapshot", "--format", fmt, "--compare", a, b],  # noqa: E731
+                                     capture_output=True, text=True, check=True).stdout
+    result = s.call_ok("workspace/executeCommand", {"command": "oomlens.compareSnapshots",
+                                                    "arguments": [{"path": a}, {"path": b}]})
+    eq(result["json"], json.loads(cli("json")), "the JSON is the CLI's --compare --format json")
+    eq(result["html"], cli("html"), "the HTML is the CLI's --compare --format html")
+    for run in ("a", "b"):
+        t = result["json"][run]["peak_timeline"]
+        check(t is not None and 0 < len(t["curve"]["allocated_bytes"]) <= 240, f"run {run}: its curve")
+        eq(max(t["curve"]["allocated_bytes"]), result["json"][run]["peak_allocated_bytes"], f"run {run}: the peak on it")
+    md = result["markdown"]
+    check(f"- A: `{a}`" in md and f"- B: `{b}`" in md, f"both runs named: {md[:300]}")
+    check("| peak allocated | 42.01 GiB | 32.01 GiB | -10.00 GiB |" in md, f"the peaks side by side: {md}")
+    check("| fragmentation |" in md and "| peak reserved |" in md, "reserved and fragmentation")
+    check("#### Grew most (B − A)\n\n1. **+2.00 GiB**" in md, "the site that grew most")
+    check("#### Shrank most (B − A)\n\n1. **-12.00 GiB**" in md and ":88` in `forward`" in md,
+          "the site that shrank most, by its user frame")
+    # Each run as a URI or a plain string, as analyzeSnapshot takes them.
+    mixed = s.call_ok("workspace/executeCommand", {"command": "oomlens.compareSnapshots",
+                                                   "arguments": ["file://" + a, b]})
+    eq(mixed["json"]["grew"], result["json"]["grew"], "by URI and plain path")
+
+
+@case
+def execute_compare_snapshots_refuses_missing_files_and_wrong_arguments(ctx: Ctx):
+    s = ctx.started()
+    a, missing = snapshot_path(ctx, "compare_before_p4.pickle"), "/nonexistent/oomlens-e2e/missing.pickle"
+    for args, name in (([{"path": a}, {"path": missing}], "B"), ([missing, a], "A")):
+        err = s.call_error("workspace/executeCommand", {"command": "oomlens.compareSnapshots", "arguments": args})
+        eq(err["code"], INVALID_PARAMS, f"a missing {name}")
+        eq(err["message"], f"cannot read snapshot {missing}: No such file or directory", f"the missing {name} named")
+    hostile = snapshot_path(ctx, "hostile_reduce_in_snapshot_p2.pickle")
+    err = s.call_error("workspace/executeCommand", {"command": "oomlens.compareSnapshots", "arguments": [a, hostile]})
+    check(err["message"].startswith(f"snapshot {hostile} refused: refused opcode GLOBAL"), err["message"])
+    for bad in ([], [a], [a, a, a]):
+        err = s.call_error("workspace/executeCommand", {"command": "oomlens.compareSnapshots", "arguments": bad})
+        eq(err["code"], INVALID_PARAMS, f"arguments {bad}")
+        check(f"expects two snapshots" in err["message"] and f"got {len(bad)} argument" in err["message"], err["message"])
+    err = s.call_error("workspace/executeCommand", {"command": "oomlens.compareSnapshots",
+                                                    "arguments": [a, {"path": "relative.pickle"}]})
+    eq(err["message"], "oomlens.compareSnapshots needs an absolute path, got 'relative.pickle'", "a relative path")
+    expect_still_serving(s)
+
+
+@case
+def execute_analyze_snapshot_on_a_folder_of_ranks(ctx: Ctx):
+    import shutil
+    import tempfile
+    s = ctx.started()
+    folder = snapshot_path(ctx, "job_ranks")
+    cli = lambda fmt, path=folder: subprocess.run([ctx.binary, "snapshot", "--format", fmt, path],  # noqa: E731
+                                                  capture_output=True, text=True)
+    result = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [{"path": folder}]})
+    eq(result["json"], json.loads(cli("json").stdout), "the JSON is the CLI's DIR --format json")
+    eq(result["html"], cli("html").stdout, "the HTML is the CLI's DIR --format html")
+    md = result["markdown"]
+    check("4 ranks" in md and "| rank | file | peak allocated |" in md, f"the per-rank table: {md}")
+    check(all(f"| {r} | `rank{r}.pickle` |" in md for r in range(4)), "a row per rank")
+    check("Highest peak: **rank 2** (`rank2.pickle`)" in md and "Imbalance: **1." in md, "the highest rank, the imbalance")
+    tmp = tempfile.mkdtemp(prefix="oomlens-e2e-")
+    try:
+        err = s.call_error("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [tmp]})
+        eq(err["code"], INVALID_PARAMS, "a folder with no snapshot")
+        check(err["message"].startswith(f"cannot read snapshot {tmp}: is a directory with no snapshot in it"), err["message"])
+        shutil.copy(os.path.join(folder, "rank0.pickle"), os.path.join(tmp, "rank0.pickle"))
+        shutil.copy(snapshot_path(ctx, "hostile_reduce_in_snapshot_p2.pickle"), os.path.join(tmp, "rank1.pickle"))
+        err = s.call_error("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot", "arguments": [tmp]})
+        check(err["message"].startswith(f"snapshot {os.path.join(tmp, 'rank1.pickle')} refused: "), err["message"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    expect_still_serving(s)
+
+
+@case
 def cancel_a_large_analyze_snapshot(ctx: Ctx):
     import shutil
     import tempfile
@@ -1578,8 +1657,14 @@ def cancel_a_large_analyze_snapshot(ctx: Ctx):
         small = s.call_ok("workspace/executeCommand", {"command": "oomlens.analyzeSnapshot",
                                                        "arguments": [snapshot_path(ctx, "limit_p4.pickle")]})
         eq(small["json"]["oom"]["class"], "limit", "analyzeSnapshot after a cancel")
+        # Two runs compared are cancelled the same way.
+        cid, request = s.request_bytes("workspace/executeCommand", {"command": "oomlens.compareSnapshots",
+                                                                    "arguments": [big, big]})
+        s.send_raw(request + LspServer.notification_bytes("$/cancelRequest", {"id": cid}))
+        eq(s.wait_response(cid).get("error", {}).get("code"), REQUEST_CANCELLED, "the cancelled compareSnapshots")
         s.settle(0.5)
         eq(len(s.responses[json.dumps(rid)]), 1, "the cancelled request answered exactly once")
+        eq(len(s.responses[json.dumps(cid)]), 1, "the cancelled comparison answered exactly once")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -8,6 +8,7 @@ export const CLIENT_COMMANDS = {
   diagnoseSelection: "oomlens.diagnoseSelection",
   diagnoseTerminalSelection: "oomlens.diagnoseTerminalSelection",
   analyzeSnapshotFile: "oomlens.analyzeSnapshotFile",
+  compareSnapshotFiles: "oomlens.compareSnapshotFiles",
   verifyFix: "oomlens.verifyFix",
   applyFixToScript: "oomlens.applyFixToScript",
   restartServer: "oomlens.restartServer",

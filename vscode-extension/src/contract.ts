@@ -93,7 +93,7 @@ export interface DiagnoseResult {
   markdown?: string;
 }
 
-/** What `oomlens.analyzeSnapshot` answers. */
+/** What `oomlens.analyzeSnapshot` (a file or a folder of ranks) and `oomlens.compareSnapshots` answer. */
 export interface SnapshotResult {
   json?: unknown;
   markdown?: string;

@@ -8,11 +8,12 @@ import { findBinary } from "./binary";
 import { createClient, LOG_SELECTOR } from "./client";
 import { RestartBudget } from "./restartBudget";
 import { CLIENT_COMMANDS, registerCommands } from "./commands";
-import type { DiagnoseResult, Incident, ScriptFix } from "./contract";
+import type { DiagnoseResult, Incident, ScriptFix, SnapshotResult } from "./contract";
 import { markdownPage, ReportPanel, showStaticPanel, withStrictCsp } from "./panels";
 import { applicableFix, baseName, scriptOf, type ReportAction } from "./report";
 import { locateScript } from "./scripts";
 import { selectionDiagnostics } from "./selectionDiagnostics";
+import { compareTitle, explorerPair, pickSnapshotOrFolder, pickSnapshotPair } from "./snapshots";
 import { SERVER_COMMANDS, ServerApi, UnsupportedCommandError } from "./serverApi";
 import { commandWithBinary, readTerminalSelection, runInTerminal } from "./terminals";
 import { TerminalWatcher } from "./terminalWatcher";
@@ -63,6 +64,7 @@ export class OomlensExtension implements vscode.Disposable {
         [CLIENT_COMMANDS.diagnoseSelection]: () => this.diagnoseSelection(),
         [CLIENT_COMMANDS.diagnoseTerminalSelection]: () => this.diagnoseTerminalSelection(),
         [CLIENT_COMMANDS.analyzeSnapshotFile]: (uri?: unknown) => this.analyzeSnapshot(uri instanceof vscode.Uri ? uri : undefined),
+        [CLIENT_COMMANDS.compareSnapshotFiles]: (_uri?: unknown, selected?: unknown) => this.compareSnapshots(explorerPair(selected)),
         [CLIENT_COMMANDS.verifyFix]: (command?: unknown) => this.verifyFix(typeof command === "string" ? command : undefined),
         [CLIENT_COMMANDS.applyFixToScript]: (arg?: unknown) => this.applyFixCommand(arg),
         [CLIENT_COMMANDS.restartServer]: () => this.restart(),
@@ -376,28 +378,42 @@ export class OomlensExtension implements vscode.Disposable {
     const file =
       uri ??
       (active?.path.endsWith(".pickle") ? active : undefined) ??
-      (await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Analyze", filters: { "Memory snapshots": ["pickle", "pkl"] } }))?.[0];
+      (await pickSnapshotOrFolder(process.platform, (o) => vscode.window.showOpenDialog(o), (labels, o) => vscode.window.showQuickPick(labels, o)));
     if (!file) return;
-    if (file.scheme !== "file") {
+    const title = `oomlens: ${baseName(file.path)}`;
+    if (await this.showSnapshotPage([file], title, (token) => this.api.analyzeSnapshot(file.fsPath, token)))
+      this.testState.event(`snapshot:${baseName(file.path)}`);
+  }
+
+  private async compareSnapshots(pair: [vscode.Uri, vscode.Uri] | undefined): Promise<void> {
+    const runs = pair ?? (await pickSnapshotPair((o) => vscode.window.showOpenDialog(o)));
+    if (!runs) return;
+    const [a, b] = runs;
+    if (await this.showSnapshotPage(runs, compareTitle(a, b), (token) => this.api.compareSnapshots(a.fsPath, b.fsPath, token)))
+      this.testState.event(`compare:${baseName(a.path)}:${baseName(b.path)}`);
+  }
+
+  /** Reads the snapshots through the server (cancellable) and shows its page; false when nothing was shown. */
+  private async showSnapshotPage(files: vscode.Uri[], title: string, read: (token: vscode.CancellationToken) => Promise<SnapshotResult>): Promise<boolean> {
+    if (files.some((f) => f.scheme !== "file")) {
       void vscode.window.showErrorMessage("oomlens: snapshots are read from local files only.");
-      return;
+      return false;
     }
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `oomlens: reading ${baseName(file.path)}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `oomlens: reading ${files.map((f) => baseName(f.path)).join(" and ")}`, cancellable: true },
       async (_p, token) => {
         try {
-          return await this.api.analyzeSnapshot(file.fsPath, token);
+          return await read(token);
         } catch (err) {
           if (!token.isCancellationRequested) void vscode.window.showErrorMessage(err instanceof UnsupportedCommandError ? err.message : `oomlens: ${err instanceof Error ? err.message : String(err)}`);
           return undefined;
         }
       },
     );
-    if (!result) return;
-    const title = `oomlens: ${baseName(file.path)}`;
+    if (!result) return false;
     const html = result.html ? withStrictCsp(result.html) : markdownPage(title, result.markdown ?? "No report.");
     showStaticPanel("oomlens.snapshot", title, html);
-    this.testState.event(`snapshot:${baseName(file.path)}`);
+    return true;
   }
 
   private async verifyFix(command?: string): Promise<void> {

@@ -11,6 +11,7 @@ export const SERVER_COMMANDS = {
   runVerification: "oomlens.runVerification",
   showFix: "oomlens.showFix",
   analyzeSnapshot: "oomlens.analyzeSnapshot",
+  compareSnapshots: "oomlens.compareSnapshots",
   fixScript: "oomlens.fixScript",
   verify: "oomlens.verify",
 } as const;
@@ -72,6 +73,11 @@ export class ServerApi {
 
   analyzeSnapshot(path: string, token?: Token): Promise<SnapshotResult> {
     return this.execute<SnapshotResult>(SERVER_COMMANDS.analyzeSnapshot, [{ path }], token);
+  }
+
+  /** Two runs side by side: `oomlens snapshot --compare A B`'s JSON and page. */
+  compareSnapshots(pathA: string, pathB: string, token?: Token): Promise<SnapshotResult> {
+    return this.execute<SnapshotResult>(SERVER_COMMANDS.compareSnapshots, [{ path: pathA }, { path: pathB }], token);
   }
 
   fixScript(uri: string, fix: ScriptFix, token?: Token): Promise<FixScriptResult> {

@@ -11,7 +11,9 @@
 //   3. "oomlens: Diagnose Selection" opens the report beside the editor,
 //   4. when the server has its Python rules: OOM301 on the script, and the
 //      quick fix "Remove the `torch.cuda.empty_cache()` call" edits it,
-//   5. the snapshot view shows the verdict, its figures and the pictures,
+//   5. the snapshot view shows the verdict, its figures and the pictures
+//      (two runs compared: both peaks and the sites that grew and shrank; a
+//      folder of ranks: the highest rank and the imbalance),
 //      and a script's lines show the memory they held at the snapshot's peak,
 //   6. a Jupyter notebook's Python cell gets OOM301 through the notebook
 //      sync, and the same quick fix edits that cell (and only that cell).
@@ -78,6 +80,11 @@ const linesScriptName = "train_lines.py";
 fs.copyFileSync(path.join(repo, "fixtures/snapshots", linesSnapshotName), path.join(workspace, linesSnapshotName));
 fs.copyFileSync(path.join(repo, "fixtures/snapshots/script_lines", linesScriptName), path.join(workspace, linesScriptName));
 fs.copyFileSync(path.join(repo, "fixtures/snapshots", snapshotName), path.join(workspace, snapshotName));
+// Two runs to compare, and a folder of per-rank snapshots.
+const compareNames = ["compare_before_p4.pickle", "compare_after_p4.pickle"];
+for (const name of compareNames) fs.copyFileSync(path.join(repo, "fixtures/snapshots", name), path.join(workspace, name));
+const ranksName = "job_ranks";
+fs.cpSync(path.join(repo, "fixtures/snapshots", ranksName), path.join(workspace, ranksName), { recursive: true });
 // A traceback pasted into notes: not a log the server watches, so a diagnosed
 // selection gets its own diagnostics.
 const notesName = "notes.md";
@@ -231,6 +238,32 @@ async function analyzeSnapshotFromExplorer(name) {
   await menuItem.hover({ timeout: 10000 });
   await page.keyboard.press("Enter"); // clicks land on the menu's pointer-block layer
   return waitFor(`the snapshot report of ${name}`, () => readState().events.filter((e) => e.startsWith("snapshot:"))[before], 20000).catch(() => undefined);
+}
+
+/** "Compare Memory Snapshots…" on two files selected in the explorer; resolves to the compare event. */
+async function compareSnapshotsFromExplorer(a, b) {
+  const before = readState().events.filter((e) => e.startsWith("compare:")).length;
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: a }).first().click();
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: b }).first().click({ modifiers: ["Control"] });
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: b }).first().click({ button: "right" });
+  const menuItem = page.locator(".context-view .action-item", { hasText: "Compare Memory Snapshots" }).first();
+  await menuItem.hover({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+  return waitFor(`the comparison of ${a} and ${b}`, () => readState().events.filter((e) => e.startsWith("compare:"))[before], 20000).catch(() => undefined);
+}
+
+/** The text and pictures of the webview whose page heading includes `heading`. */
+function webviewWithHeading(heading) {
+  return waitFor(`the view headed "${heading}"`, async () => {
+    for (const frame of page.frames()) {
+      const title = (await frame.locator("h1").allInnerTexts().catch(() => [])).join(" ");
+      if (!title.includes(heading)) continue;
+      const text = await frame.locator("body").innerText().catch(() => "");
+      const pictures = await frame.locator("svg[role=img]").evaluateAll((svgs) => svgs.map((e) => e.getAttribute("aria-label"))).catch(() => []);
+      return { text, pictures };
+    }
+    return undefined;
+  }, 15000).catch(() => undefined);
 }
 
 /** Starts code-server on a free port and opens the workspace in a fresh Chromium page. */
@@ -401,6 +434,39 @@ try {
       Boolean(linesSnap) && Boolean(hinted?.some((l) => l.includes("out = model(batch)") && l.includes("+6.00 GiB at peak, 3 blocks"))),
       hinted ? hinted.join(" | ") : `${linesSnap ?? "no snapshot event"}; no line shows "at peak"`);
     await shot("code-server-snapshot-lines.png");
+  }
+
+  // 3e. Two runs compared (two snapshots selected in the explorer), and a
+  // folder of per-rank snapshots analysed: what each page shows.
+  if (!serverCommands.includes("oomlens.compareSnapshots")) {
+    check("Compare Memory Snapshots (skipped: this oomlens has no oomlens.compareSnapshots)", true, "SKIP");
+  } else {
+    const [a, b] = compareNames;
+    const compared = await compareSnapshotsFromExplorer(a, b);
+    const compareTab = await page.locator(".tab", { hasText: `oomlens: ${a} ↔ ${b}` }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
+    check("Compare Memory Snapshots (two selected in the explorer) opens a tab naming both", Boolean(compared) && compareTab, `${compared ?? "no compare event"}, tab ${compareTab}`);
+    const view = await webviewWithHeading("Two memory snapshots compared");
+    const peaks = view?.text.split("\n").find((l) => l.startsWith("peak allocated")) ?? "";
+    const grew = view?.text.split("\n").find((l) => l.startsWith("+2.00 GiB")) ?? "";
+    const shrank = view?.text.split("\n").find((l) => l.startsWith("-12.00 GiB")) ?? "";
+    check("the comparison shows both runs' peaks, both curves on one axis, and the sites that grew and shrank",
+      peaks.includes("42.01 GiB") && peaks.includes("32.01 GiB") && grew.includes("0 bytes → 2.00 GiB") &&
+        shrank.includes("18.00 GiB → 6.00 GiB") && view.text.includes("model.py:88") &&
+        view.pictures.includes("memory over the traces, on one axis"),
+      view ? `${peaks || "no peak row"}; grew ${grew || "none"}; shrank ${shrank || "none"}; pictures: ${view.pictures.join(", ")}` : "no comparison view content");
+    await page.waitForTimeout(1500);
+    await shot("code-server-snapshot-compare.png");
+
+    // One click on the folder first: the two files are no longer selected.
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: ranksName }).first().click();
+    const job = await analyzeSnapshotFromExplorer(ranksName);
+    const jobView = await webviewWithHeading(`${ranksName}: 4 ranks`); // "Job /abs/.../job_ranks: 4 ranks"
+    const highest = jobView?.text.split("\n").find((l) => l.startsWith("Highest peak")) ?? "";
+    check("Analyze Memory Snapshot on a folder of ranks shows the ranks, the highest and the imbalance",
+      Boolean(job) && highest.includes("rank 2") && highest.includes("44.01 GiB") && Boolean(jobView?.text.includes("Imbalance: 1.16")) &&
+        jobView.pictures.filter((p) => p === "memory over the trace").length === 4,
+      jobView ? `${highest || "no highest line"}; ${jobView.pictures.length} pictures` : `${job ?? "no snapshot event"}; no job view content`);
+    await shot("code-server-snapshot-ranks.png");
   }
 
   // 3d. Diagnose Selection in a document the server does not analyse: the selection gets diagnostics.

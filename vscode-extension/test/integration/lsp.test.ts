@@ -1,7 +1,8 @@
 // The extension's language-client code path against the real `oomlens lsp`:
 // the capabilities VS Code's client declares, pull diagnostics on a fixture
 // log, code actions, and ServerApi (the typed executeCommand wrapper the
-// extension uses) for diagnoseText / explain / analyzeSnapshot / fixScript.
+// extension uses) for diagnoseText / explain / analyzeSnapshot /
+// compareSnapshots / fixScript.
 // OOMLENS_BIN names the binary (default: ../build/oomlens).
 // OOMLENS_RECORD=1 rewrites test/fixtures/diagnose_response.json, the
 // recorded response the report-rendering unit test reads.
@@ -25,6 +26,9 @@ const binary = process.env.OOMLENS_BIN ?? path.join(repo, "build", "oomlens");
 const fixtureLog = path.join(repo, "fixtures/logs/pytorch26_fragmentation.log");
 const fixtureScript = path.join(repo, "fixtures/scripts/empty_cache_in_loop.py");
 const snapshot = path.join(repo, "fixtures/snapshots/fragmentation_p4.pickle");
+const compareA = path.join(repo, "fixtures/snapshots/compare_before_p4.pickle");
+const compareB = path.join(repo, "fixtures/snapshots/compare_after_p4.pickle");
+const ranks = path.join(repo, "fixtures/snapshots/job_ranks");
 
 // The parts of VS Code's client capabilities the server reads (vscode-languageclient 9).
 const clientCapabilities = {
@@ -205,6 +209,22 @@ describe("oomlens lsp with the extension's client code", () => {
     const r = await api.analyzeSnapshot(snapshot);
     assert.ok(r.html && /<svg/i.test(r.html), "an HTML page with an SVG segment map");
     assert.ok(!/<script/i.test(r.html ?? ""), "the snapshot page has no scripts");
+  });
+
+  it("compares two snapshots and analyzes a folder of ranks when the server offers it", async (t) => {
+    if (!commands.includes(SERVER_COMMANDS.compareSnapshots)) {
+      await assert.rejects(api.compareSnapshots(compareA, compareB), UnsupportedCommandError);
+      t.skip("this oomlens has no oomlens.compareSnapshots yet");
+      return;
+    }
+    const r = await api.compareSnapshots(compareA, compareB);
+    const json = r.json as { a: { path: string; peak_timeline: unknown }; b: { path: string }; grew: unknown[] };
+    assert.deepEqual([json.a.path, json.b.path], [compareA, compareB]);
+    assert.ok(json.a.peak_timeline && json.grew.length > 0, "the runs' curves and the sites that grew");
+    assert.ok(r.html && /<svg/i.test(r.html) && !/<script/i.test(r.html), "a page of curves, without scripts");
+    const job = await api.analyzeSnapshot(ranks);
+    assert.equal((job.json as { highest_rank: number }).highest_rank, 2);
+    assert.match(job.markdown ?? "", /Highest peak: \*\*rank 2\*\*/);
   });
 
   it("edits a training script through fixScript when the server offers it", async (t) => {

@@ -43,6 +43,10 @@ describe("commands", () => {
     const used = [...Object.values(manifest.contributes.menus).flat(), ...manifest.contributes.keybindings].map((c) => c.command);
     for (const id of used) assert.ok(known.has(id), `${id} is not contributed`);
     assert.ok(used.includes(CLIENT_COMMANDS.diagnoseSelection));
-    assert.ok(manifest.contributes.menus["explorer/context"]?.some((m) => m.command === CLIENT_COMMANDS.analyzeSnapshotFile));
+    const explorer = (manifest.contributes.menus["explorer/context"] ?? []) as { command: string; when?: string }[];
+    const analyze = explorer.find((m) => m.command === CLIENT_COMMANDS.analyzeSnapshotFile);
+    assert.ok(analyze?.when?.includes("explorerResourceIsFolder"), "Analyze Memory Snapshot on a folder of ranks");
+    const compare = explorer.find((m) => m.command === CLIENT_COMMANDS.compareSnapshotFiles);
+    assert.ok(compare?.when?.includes("listDoubleSelection"), "Compare on two selected snapshots");
   });
 });
