@@ -35,7 +35,11 @@ bool read_segmented(DocumentAnalysis& a, const AnalysisInputs& in) {
     updated->apply(a.doc->text, *base.edit);
     a.segmented = std::move(updated);
   } else {
-    auto whole = std::make_shared<analyzer::SegmentedLog>(a.doc->text, &in.cancelled, in.progress);
+    // The line index is there already when the text came with a didOpen
+    // (its line starts were collected as it was read), and is needed for
+    // the diagnostics' positions anyway.
+    auto whole = std::make_shared<analyzer::SegmentedLog>(a.doc->text, &in.cancelled, in.progress,
+                                                          a.doc->lines().newline_starts());
     if (whole->incomplete()) return false;
     a.segmented = std::move(whole);
   }

@@ -116,6 +116,8 @@ class LineIndex {
   LineIndex(std::string_view text, LineStarts starts);
 
   std::string_view text() const { return text_; }
+  // Where the '\n' lines start: 0, then the offset after each '\n'.
+  const std::vector<std::size_t>& newline_starts() const { return starts_.newline; }
   // The starts, for the index of the next version of the text (LineStarts::replace).
   LineStarts take_starts() && { return std::move(starts_); }
   // LSP lines; at least 1. "a\n" has 2 (the second empty).

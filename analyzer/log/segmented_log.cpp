@@ -5,31 +5,54 @@
 #include <future>
 #include <iterator>
 #include <optional>
+#include <span>
 
 #include "analyzer/log/scan.hpp"
 
 namespace oomlens::analyzer {
+
+// The text's '\n' line starts when the caller knows them (the editor's line
+// index, collected while the text arrived): then counting lines and finding
+// line starts are binary searches instead of passes over the bytes, which
+// on a 100 MiB log would cost the second half tens of milliseconds before
+// it could start.
+struct TextLines {
+  std::string_view text;
+  std::span<const std::size_t> starts;  // empty, or 0 then the offset after each '\n'
+
+  // '\n's at offsets before `at`.
+  std::uint64_t newlines_before(std::uint64_t at) const {
+    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin()) - 1;
+  }
+
+  std::uint64_t newlines_in(std::uint64_t begin, std::uint64_t end) const {
+    if (!starts.empty()) return newlines_before(end) - newlines_before(begin);
+    return count_newlines(text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+  }
+
+  // The start of the line `at` is on.
+  std::uint64_t line_start_at_or_before(std::uint64_t at) const {
+    if (at == 0) return 0;
+    if (!starts.empty()) return *(std::upper_bound(starts.begin(), starts.end(), at) - 1);
+    std::size_t nl = text.rfind('\n', static_cast<std::size_t>(at - 1));
+    return nl == std::string_view::npos ? 0 : nl + 1;
+  }
+
+  // The first line start at or after `at` (the text's end when none).
+  std::uint64_t line_start_at_or_after(std::uint64_t at) const {
+    if (at == 0) return 0;
+    if (at >= text.size()) return text.size();
+    if (!starts.empty()) {
+      auto next = std::lower_bound(starts.begin(), starts.end(), at);
+      return next == starts.end() ? text.size() : *next;
+    }
+    if (text[static_cast<std::size_t>(at - 1)] == '\n') return at;
+    std::size_t nl = text.find('\n', static_cast<std::size_t>(at));
+    return nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+};
+
 namespace {
-
-std::uint64_t newlines_in(std::string_view text, std::uint64_t begin, std::uint64_t end) {
-  return count_newlines(text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
-}
-
-// The start of the line `at` is on.
-std::uint64_t line_start_at_or_before(std::string_view text, std::uint64_t at) {
-  if (at == 0) return 0;
-  std::size_t nl = text.rfind('\n', static_cast<std::size_t>(at - 1));
-  return nl == std::string_view::npos ? 0 : nl + 1;
-}
-
-// The first line start at or after `at` (the text's end when none).
-std::uint64_t line_start_at_or_after(std::string_view text, std::uint64_t at) {
-  if (at == 0) return 0;
-  if (at >= text.size()) return text.size();
-  if (text[static_cast<std::size_t>(at - 1)] == '\n') return at;
-  std::size_t nl = text.find('\n', static_cast<std::size_t>(at));
-  return nl == std::string_view::npos ? text.size() : nl + 1;
-}
 
 std::uint64_t lines_of(std::string_view text, std::uint64_t newlines) {
   return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
@@ -41,9 +64,10 @@ constexpr std::uint64_t kHalvesFrom = 8 * SegmentedLog::kMarginBytes;
 
 // Where a long text is cut in two (a line start), or nothing when it is not
 // worth it or the second half would be empty (no '\n' after the middle).
-std::optional<std::uint64_t> halves_cut(std::string_view text) {
+std::optional<std::uint64_t> halves_cut(const TextLines& lines) {
+  const std::string_view text = lines.text;
   if (text.size() < kHalvesFrom) return std::nullopt;
-  const std::uint64_t mid = line_start_at_or_after(text, text.size() / 2);
+  const std::uint64_t mid = lines.line_start_at_or_after(text.size() / 2);
   if (mid >= text.size()) return std::nullopt;
   return mid;
 }
@@ -86,42 +110,44 @@ LogEdit edit_between(std::string_view before, std::string_view after) {
 }
 
 SegmentedLog::SegmentedLog(std::string_view text, const std::atomic<bool>* stop,
-                           const std::function<void(double)>& progress)
+                           const std::function<void(double)>& progress, std::span<const std::size_t> newline_starts)
     : bytes_(text.size()) {
   if (text.empty()) return;
-  if (const std::optional<std::uint64_t> cut = halves_cut(text)) {
+  const TextLines lines{text, newline_starts};
+  if (const std::optional<std::uint64_t> cut = halves_cut(lines)) {
     // The halves side by side. Only this thread reports progress: both
     // halves advance at about the same pace.
     auto second_half = std::async(std::launch::async, [&] {
-      return analyse(text, *cut, text.size(), 1 + newlines_in(text, 0, *cut), stop);
+      return analyse(lines, *cut, text.size(), 1 + lines.newlines_in(0, *cut), stop);
     });
-    segments_ = analyse(text, 0, *cut, 1, stop, progress);
+    segments_ = analyse(lines, 0, *cut, 1, stop, progress);
     std::vector<Segment> second = second_half.get();
     std::move(second.begin(), second.end(), std::back_inserter(segments_));
   } else {
-    segments_ = analyse(text, 0, text.size(), 1, stop, progress);
+    segments_ = analyse(lines, 0, text.size(), 1, stop, progress);
   }
   incomplete_ = stop && stop->load();
   const Segment& last = segments_.back();
-  lines_ = lines_of(text, last.first_line - 1 + newlines_in(text, last.begin, text.size()));
+  lines_ = lines_of(text, last.first_line - 1 + lines.newlines_in(last.begin, text.size()));
 }
 
-std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, std::uint64_t begin,
+std::vector<SegmentedLog::Segment> SegmentedLog::analyse(const TextLines& lines, std::uint64_t begin,
                                                          std::uint64_t end, std::uint64_t first_line,
                                                          const std::atomic<bool>* stop,
                                                          const std::function<void(double)>& progress) const {
-  const std::uint64_t window_begin = line_start_at_or_before(text, begin > kMarginBytes ? begin - kMarginBytes : 0);
-  const std::uint64_t window_end = line_start_at_or_after(text, std::min<std::uint64_t>(text.size(), end + kMarginBytes));
-  const std::uint64_t base_line = first_line - newlines_in(text, window_begin, begin);  // the line at window_begin
+  const std::string_view text = lines.text;
+  const std::uint64_t window_begin = lines.line_start_at_or_before(begin > kMarginBytes ? begin - kMarginBytes : 0);
+  const std::uint64_t window_end = lines.line_start_at_or_after(std::min<std::uint64_t>(text.size(), end + kMarginBytes));
+  const std::uint64_t base_line = first_line - lines.newlines_in(window_begin, begin);  // the line at window_begin
 
   // The segments to keep, and one on either side for the margins' results.
   std::vector<Segment> inner;
   std::uint64_t at = begin, line = first_line;
   while (at < end) {
     inner.push_back(Segment{at, line, {}});
-    std::uint64_t next = line_start_at_or_after(text, std::min(end, at + kSegmentBytes));
+    std::uint64_t next = lines.line_start_at_or_after(std::min(end, at + kSegmentBytes));
     if (next <= at || next > end) next = end;
-    line += newlines_in(text, at, next);
+    line += lines.newlines_in(at, next);
     at = next;
   }
   AnalyzerOptions options;
@@ -151,6 +177,7 @@ std::vector<SegmentedLog::Segment> SegmentedLog::analyse(std::string_view text, 
 std::uint64_t SegmentedLog::apply(std::string_view text, const LogEdit& edit) {
   const std::uint64_t old_bytes = bytes_;
   bytes_ = text.size();
+  const TextLines lines{text, {}};
   if (segments_.empty() || text.empty()) {
     *this = SegmentedLog(text);
     return text.size();
@@ -178,9 +205,9 @@ std::uint64_t SegmentedLog::apply(std::string_view text, const LogEdit& edit) {
   const bool last = j + 1 == segments_.size();
   const std::uint64_t begin = segments_[i].begin, first_line = segments_[i].first_line;
   const std::uint64_t end = last ? text.size() : static_cast<std::uint64_t>(static_cast<std::int64_t>(end_of(j)) + delta);
-  std::vector<Segment> fresh = analyse(text, begin, end, first_line);
+  std::vector<Segment> fresh = analyse(lines, begin, end, first_line);
 
-  const std::uint64_t line_at_end = first_line + newlines_in(text, begin, end);
+  const std::uint64_t line_at_end = first_line + lines.newlines_in(begin, end);
   std::vector<Segment> after(std::make_move_iterator(segments_.begin() + static_cast<std::ptrdiff_t>(j + 1)),
                              std::make_move_iterator(segments_.end()));
   if (!after.empty()) {

@@ -12,12 +12,15 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "analyzer/log/analyzer.hpp"
 
 namespace oomlens::analyzer {
+
+struct TextLines;  // segmented_log.cpp
 
 // One replacement, in the offsets of the text before it.
 struct LogEdit {
@@ -51,8 +54,12 @@ class SegmentedLog {
   // the first's line count. `stop`, when given, stops the reading early (a
   // newer version of the text arrived): the result is then incomplete()
   // and must not be used. `progress` gets the fraction read, now and then.
+  // `newline_starts`, when not empty, are where the text's '\n' lines start
+  // (0, then the offset after each '\n'), known to the caller: lines are
+  // then looked up instead of counted.
   explicit SegmentedLog(std::string_view text, const std::atomic<bool>* stop = nullptr,
-                        const std::function<void(double)>& progress = {});
+                        const std::function<void(double)>& progress = {},
+                        std::span<const std::size_t> newline_starts = {});
 
   bool incomplete() const { return incomplete_; }
 
@@ -73,7 +80,7 @@ class SegmentedLog {
   // Analyses text[begin, end) — both line starts, `first_line` at begin —
   // reading kMarginBytes more on either side, into segments of about
   // kSegmentBytes.
-  std::vector<Segment> analyse(std::string_view text, std::uint64_t begin, std::uint64_t end,
+  std::vector<Segment> analyse(const TextLines& lines, std::uint64_t begin, std::uint64_t end,
                                std::uint64_t first_line, const std::atomic<bool>* stop = nullptr,
                                const std::function<void(double)>& progress = {}) const;
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analyzer/log/analyzer.hpp"
 #include "analyzer/log/segmented_log.hpp"
@@ -26,6 +27,20 @@ std::string whole_summary(const std::string& text) {
 }
 
 std::string halves_summary(const std::string& text) { return summary(analysis_of(SegmentedLog(text).parsed())); }
+
+// Where the '\n' lines start, as an editor's line index knows them.
+std::vector<std::size_t> newline_starts(const std::string& text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  return starts;
+}
+
+// The halves, with lines looked up in the known line starts instead of counted.
+Analysis halves_with_starts(const std::string& text) {
+  const std::vector<std::size_t> starts = newline_starts(text);
+  return analysis_of(SegmentedLog(text, nullptr, {}, starts).parsed());
+}
 
 std::uint64_t line_of(const std::string& log, std::size_t offset) {
   return static_cast<std::uint64_t>(std::count(log.begin(), log.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1;
@@ -62,7 +77,23 @@ std::size_t cut_of(const std::string& log) {
 
 TEST_CASE("a long log read in two halves gives what one reader gives") {
   const std::string text = mixed_log(40u << 20, 17);
-  CHECK(halves_summary(text) == whole_summary(text));
+  const std::string whole = whole_summary(text);
+  CHECK(halves_summary(text) == whole);
+  CHECK(summary(halves_with_starts(text)) == whole);
+}
+
+TEST_CASE("a log whose line starts are known is cut and numbered as one whose lines are counted") {
+  // An edit later re-reads segments from their recorded starts and lines,
+  // so those must be right too.
+  std::string text = mixed_log(30u << 20, 5);
+  const std::vector<std::size_t> starts = newline_starts(text);
+  SegmentedLog known(text, nullptr, {}, starts);
+  CHECK(summary(analysis_of(known.parsed())) == summary(analysis_of(SegmentedLog(text).parsed())));
+  const std::size_t at = text.find('\n', (20u << 20) + 12345) + 1;
+  const std::string inserted = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+  text.insert(at, inserted);
+  known.apply(text, LogEdit{at, 0, inserted.size()});
+  CHECK(summary(analysis_of(known.parsed())) == whole_summary(text));
 }
 
 TEST_CASE("a traceback or a wrapped message across the cut between the halves keeps its lines") {
@@ -101,6 +132,7 @@ TEST_CASE("a traceback or a wrapped message across the cut between the halves ke
 
     const Analysis a = analysis_of(SegmentedLog(log).parsed());
     CHECK(summary(a) == whole_summary(log));
+    CHECK(summary(halves_with_starts(log)) == summary(a));
     REQUIRE(a.incidents.size() == 2);
     CHECK(a.incidents[0].primary.line == message_line);
     CHECK(a.incidents[0].primary.traceback.size() == 40);  // every frame: the walk crossed the cut
