@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -241,28 +242,39 @@ Step unescape_some(const char* raw, std::size_t size, std::size_t& pos, char* ou
 }
 
 // Asks for transparent huge pages on a large buffer about to be written, and
-// for its pages at once: faulting in 100 MiB a 4 KiB page at a time costs
-// more than copying it, and even huge pages faulted in one by one by the
-// writes cost 10 to 250 ms here (each fault may compact memory), where one
-// MADV_POPULATE_WRITE call takes about 6 ms. Kernels before 5.14 refuse
-// that call; the pages then come as they are written.
-void advise_huge_pages(void* data, std::size_t size) {
+// for its pages ahead of the writer: faulting in 100 MiB a 4 KiB page at a
+// time costs more than copying it, and even huge pages faulted in one by one
+// by the writes cost 10 to 250 ms here (each fault may compact memory),
+// where MADV_POPULATE_WRITE takes about 6 ms of waiting and 25 ms of the
+// kernel clearing pages. Those 25 ms run on a thread of their own, a few
+// megabytes at a time (one call over the whole buffer would hold the memory
+// map's lock while the reader's own allocations wait for it): the reader
+// writes several times slower than pages are cleared, so the thread stays
+// ahead of it. Kernels before 5.14 refuse the call; the pages then come as
+// they are written. The returned thread must be joined before the buffer is
+// freed or moved to other memory.
+std::jthread advise_huge_pages(void* data, std::size_t size) {
 #ifdef MADV_HUGEPAGE
   constexpr std::uintptr_t kHuge = 2u << 20;
-  if (size < 2 * kHuge) return;
+  if (size < 2 * kHuge) return {};
   // The whole huge pages inside the buffer, found by offsets from its start.
   const auto address = reinterpret_cast<std::uintptr_t>(data);
   const std::size_t skip = (kHuge - address % kHuge) % kHuge;
   const std::size_t cut = (address + size) % kHuge;
-  if (skip + cut >= size) return;
+  if (skip + cut >= size) return {};
   char* begin = static_cast<char*>(data) + skip;
   const std::size_t length = size - skip - cut;
   ::madvise(begin, length, MADV_HUGEPAGE);
-  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
-  ::madvise(begin, length, kPopulateWrite);
+  return std::jthread([begin, length] {
+    constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
+    constexpr std::size_t kStep = 2 * kHuge;
+    for (std::size_t at = 0; at < length; at += kStep)
+      if (::madvise(begin + at, std::min(kStep, length - at), kPopulateWrite) != 0) return;
+  });
 #else
   (void)data;
   (void)size;
+  return {};
 #endif
 }
 
@@ -414,6 +426,7 @@ class IncrementalMessage::Scanner {
       ++i;
       in_string_ = false;
       if (is_large_) {
+        if (populating_.joinable()) populating_.join();  // before the buffer may shrink
         large_.back().raw_bytes = raw_len_;
         value_.resize(value_len_);
         if (value_.capacity() > 2 * value_.size() + 65536) value_.shrink_to_fit();
@@ -436,7 +449,7 @@ class IncrementalMessage::Scanner {
     // for all of it at once (a value is never longer than its JSON text).
     std::size_t left = length_ > string_offset_ ? length_ - string_offset_ : 0;
     value_.reserve((large_.size() == 1 ? left : std::min(left, 4 * kLargeStringBytes)) + kSlack);
-    if (large_.size() == 1) advise_huge_pages(value_.data(), value_.capacity());
+    if (large_.size() == 1) populating_ = advise_huge_pages(value_.data(), value_.capacity());
   }
 
   // The skeleton with each large string written out again.
@@ -491,6 +504,9 @@ class IncrementalMessage::Scanner {
   std::vector<Large> large_;
   std::vector<std::string> values_;
   std::vector<LineStarts> starts_;  // of each value
+  // Faults in the first large value's pages (advise_huge_pages). Last, so
+  // that it is joined before the buffers are freed.
+  std::jthread populating_;
 };
 
 namespace {
