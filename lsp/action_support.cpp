@@ -83,7 +83,16 @@ const Diagnostic* diagnostic_for(const DocumentAnalysis& a, const std::string& r
 
 std::vector<Diagnostic> about(const Diagnostic* diagnostic) {
   if (!diagnostic) return {};
-  return {*diagnostic};
+  Diagnostic echo;
+  echo.range = diagnostic->range;
+  echo.severity = diagnostic->severity;
+  echo.code = diagnostic->code;
+  echo.code_href = diagnostic->code_href;
+  echo.message = diagnostic->message;
+  echo.related_information = diagnostic->related_information;
+  echo.data.ref = diagnostic->data.ref;
+  echo.data.version = diagnostic->data.version;
+  return {std::move(echo)};
 }
 
 }  // namespace oomlens::lsp

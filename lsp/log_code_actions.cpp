@@ -103,7 +103,7 @@ const rules::Diagnosis* incident_of(const DocumentAnalysis& a, const std::string
 // open version of the script or on the file. Appended after the command
 // actions, whose indices resolve relies on. Nothing when the script is not a
 // file here or needs no change.
-void script_edit_actions(const DocumentAnalysis& a, const rules::Diagnosis& item, const Diagnostic* diagnostic,
+void script_edit_actions(const DocumentAnalysis& a, const rules::Diagnosis& item, const std::vector<Diagnostic>& echo,
                          const ClientCapabilities& client, const OpenDocuments& open,
                          std::vector<CodeActionItem>& actions) {
   const auto& inc = item.incident();
@@ -136,7 +136,7 @@ void script_edit_actions(const DocumentAnalysis& a, const rules::Diagnosis& item
     action.title = fmt::format("{}: {}", script_name(inc), result.title.value_or(""));
     action.kind = "quickfix";
     action.edit = std::move(result.edit);
-    action.diagnostics = about(diagnostic);
+    action.diagnostics = echo;
     actions.push_back(std::move(action));
   }
 }
@@ -150,7 +150,7 @@ std::vector<CodeActionItem> log_code_actions(const DocumentAnalysis& a, const Co
   std::vector<CodeActionItem> actions;
   for (const auto& ref : refs_in_request(a, params)) {
     auto specs = actions_for(a, ref);
-    const Diagnostic* diagnostic = diagnostic_for(a, ref);
+    const std::vector<Diagnostic> echo = about(diagnostic_for(a, ref));
     for (std::size_t k = 0; k < specs.size(); ++k) {
       auto& spec = specs[k];
       if (!kind_allowed(spec.kind, only)) continue;
@@ -161,7 +161,7 @@ std::vector<CodeActionItem> log_code_actions(const DocumentAnalysis& a, const Co
       CodeAction action;
       action.title = spec.title;
       action.kind = spec.kind;
-      action.diagnostics = about(diagnostic);
+      action.diagnostics = echo;
       action.preferred = spec.preferred;
       action.data = CodeActionData{a.doc->uri, a.doc->version, ref, k};
       // Clients that resolve lazily get the command on codeAction/resolve.
@@ -170,7 +170,7 @@ std::vector<CodeActionItem> log_code_actions(const DocumentAnalysis& a, const Co
     }
     if (client.code_action_literals && kind_allowed("quickfix", only))
       if (const auto* item = incident_of(a, ref))
-        script_edit_actions(a, *item, diagnostic, client, context.open, actions);
+        script_edit_actions(a, *item, echo, client, context.open, actions);
   }
   const std::string explain_kind = "source.oomlens.explain";
   if (client.code_action_literals && kind_allowed(explain_kind, only) &&

@@ -375,32 +375,64 @@ void read(const json& result, ConfigurationResult& out) {
 
 // ---- Writing ---------------------------------------------------------------------
 
-void to_json(json& j, const Position& p) { j = {{"line", p.line}, {"character", p.character}}; }
+namespace {
 
-void to_json(json& j, const Range& r) { j = {{"start", r.start}, {"end", r.end}}; }
-
-void to_json(json& j, const Location& l) { j = {{"uri", l.uri}, {"range", l.range}}; }
-
-void to_json(json& j, const DiagnosticData& d) {
-  j = {{"oomlens", d.ref}, {"version", d.version}};
-  if (d.verdict_class) j["class"] = *d.verdict_class;
-  if (!d.fixes.is_null()) j["fixes"] = d.fixes;
-  if (d.verify) j["verify"] = *d.verify;
-  if (d.script) j["script"] = *d.script;
-  if (d.fix_safety) j["fix"] = *d.fix_safety;
+// The values sent most (positions, diagnostics, code actions) are built in
+// place: an initializer list such as {{"range", r}} makes each value, copies
+// it into a pair, tests whether the pairs make an object and copies them
+// again into the map, which was most of a code action's time.
+json::object_t& object_in(json& j) {
+  j = json::object();
+  return j.get_ref<json::object_t&>();
 }
 
-void to_json(json& j, const DiagnosticRelatedInformation& r) { j = {{"location", r.location}, {"message", r.message}}; }
+template <class A, class B>
+void two_fields(json& j, const char* first, const A& a, const char* second, const B& b) {
+  auto& o = object_in(j);
+  o.emplace(first, a);
+  o.emplace(second, b);
+}
+
+}  // namespace
+
+void to_json(json& j, const Position& p) { two_fields(j, "line", p.line, "character", p.character); }
+
+void to_json(json& j, const Range& r) { two_fields(j, "start", r.start, "end", r.end); }
+
+void to_json(json& j, const Location& l) { two_fields(j, "uri", l.uri, "range", l.range); }
+
+void to_json(json& j, const DiagnosticData& d) {
+  auto& o = object_in(j);
+  o.emplace("oomlens", d.ref);
+  o.emplace("version", d.version);
+  if (d.verdict_class) o.emplace("class", *d.verdict_class);
+  if (!d.fixes.is_null()) o.emplace("fixes", d.fixes);
+  if (d.verify) o.emplace("verify", *d.verify);
+  if (d.script) o.emplace("script", *d.script);
+  if (d.fix_safety) o.emplace("fix", *d.fix_safety);
+}
+
+void to_json(json& j, const DiagnosticRelatedInformation& r) {
+  two_fields(j, "location", r.location, "message", r.message);
+}
 
 void to_json(json& j, const Diagnostic& d) {
-  j = {{"range", d.range}, {"severity", d.severity}, {"source", "oomlens"}, {"message", d.message}, {"data", d.data}};
-  if (d.code) j["code"] = *d.code;
-  if (d.code_href) j["codeDescription"] = {{"href", *d.code_href}};
-  if (d.related_information) j["relatedInformation"] = *d.related_information;
+  auto& o = object_in(j);
+  o.emplace("range", d.range);
+  o.emplace("severity", d.severity);
+  o.emplace("source", "oomlens");
+  o.emplace("message", d.message);
+  o.emplace("data", d.data);
+  if (d.code) o.emplace("code", *d.code);
+  if (d.code_href) object_in(o["codeDescription"]).emplace("href", *d.code_href);
+  if (d.related_information) o.emplace("relatedInformation", *d.related_information);
 }
 
 void to_json(json& j, const Command& c) {
-  j = {{"title", c.title}, {"command", c.command}, {"arguments", c.arguments}};
+  auto& o = object_in(j);
+  o.emplace("title", c.title);
+  o.emplace("command", c.command);
+  o.emplace("arguments", c.arguments);
 }
 
 void to_json(json& j, const TextEdit& e) { j = {{"range", e.range}, {"newText", e.new_text}}; }
@@ -495,17 +527,22 @@ void to_json(json& j, const InlayHint& h) {
 }
 
 void to_json(json& j, const CodeActionData& d) {
-  j = {{"uri", d.uri}, {"version", d.version}, {"ref", d.ref}};
-  if (d.index) j["index"] = *d.index;
+  auto& o = object_in(j);
+  o.emplace("uri", d.uri);
+  o.emplace("version", d.version);
+  o.emplace("ref", d.ref);
+  if (d.index) o.emplace("index", *d.index);
 }
 
 void to_json(json& j, const CodeAction& a) {
-  j = {{"title", a.title}, {"kind", a.kind}};
-  if (!a.diagnostics.empty()) j["diagnostics"] = a.diagnostics;
-  if (a.preferred) j["isPreferred"] = true;
-  if (a.edit) j["edit"] = *a.edit;
-  if (a.command) j["command"] = *a.command;
-  if (a.data) j["data"] = *a.data;
+  auto& o = object_in(j);
+  o.emplace("title", a.title);
+  o.emplace("kind", a.kind);
+  if (!a.diagnostics.empty()) o.emplace("diagnostics", a.diagnostics);
+  if (a.preferred) o.emplace("isPreferred", true);
+  if (a.edit) o.emplace("edit", *a.edit);
+  if (a.command) o.emplace("command", *a.command);
+  if (a.data) o.emplace("data", *a.data);
 }
 
 void to_json(json& j, const CodeActionItem& item) {
@@ -520,11 +557,12 @@ void to_json(json& j, const ScriptFix& f) {
 }
 
 void to_json(json& j, const FixRequest& f) {
-  j = {{"kind", f.kind}};
+  auto& o = object_in(j);
+  o.emplace("kind", f.kind);
   for (auto [key, value] : {std::pair{"name", &f.name}, std::pair{"value", &f.value}, std::pair{"script", &f.script},
                             std::pair{"safety", &f.safety}, std::pair{"detail", &f.detail}})
-    if (*value) j[key] = **value;
-  if (f.line) j["line"] = *f.line;
+    if (*value) o.emplace(key, **value);
+  if (f.line) o.emplace("line", *f.line);
 }
 
 void to_json(json& j, const CommandResult& r) {
