@@ -118,9 +118,9 @@ SegmentedLog::SegmentedLog(std::string_view text, const std::atomic<bool>* stop,
     // The halves side by side. Only this thread reports progress: both
     // halves advance at about the same pace.
     auto second_half = std::async(std::launch::async, [&] {
-      return analyse(lines, *cut, text.size(), 1 + lines.newlines_in(0, *cut), stop);
+      return analyse(lines, *cut, text.size(), 1 + lines.newlines_in(0, *cut), stop, {}, true);
     });
-    segments_ = analyse(lines, 0, *cut, 1, stop, progress);
+    segments_ = analyse(lines, 0, *cut, 1, stop, progress, true);
     std::vector<Segment> second = second_half.get();
     std::move(second.begin(), second.end(), std::back_inserter(segments_));
   } else {
@@ -134,7 +134,7 @@ SegmentedLog::SegmentedLog(std::string_view text, const std::atomic<bool>* stop,
 std::vector<SegmentedLog::Segment> SegmentedLog::analyse(const TextLines& lines, std::uint64_t begin,
                                                          std::uint64_t end, std::uint64_t first_line,
                                                          const std::atomic<bool>* stop,
-                                                         const std::function<void(double)>& progress) const {
+                                                         const std::function<void(double)>& progress, bool half) const {
   const std::string_view text = lines.text;
   const std::uint64_t window_begin = lines.line_start_at_or_before(begin > kMarginBytes ? begin - kMarginBytes : 0);
   const std::uint64_t window_end = lines.line_start_at_or_after(std::min<std::uint64_t>(text.size(), end + kMarginBytes));
@@ -151,6 +151,9 @@ std::vector<SegmentedLog::Segment> SegmentedLog::analyse(const TextLines& lines,
     at = next;
   }
   AnalyzerOptions options;
+  // Read in halves, each half parses on its own thread, as the CLI's halves
+  // do: a parse worker beside each would put four busy threads on two cores.
+  if (half) options.parse_beside_from = UINT64_MAX;
   const bool margin_before = window_begin < begin;
   if (margin_before) options.segment_starts.push_back(0);
   for (const auto& s : inner) options.segment_starts.push_back(s.begin - window_begin);

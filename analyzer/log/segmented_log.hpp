@@ -79,10 +79,10 @@ class SegmentedLog {
 
   // Analyses text[begin, end) — both line starts, `first_line` at begin —
   // reading kMarginBytes more on either side, into segments of about
-  // kSegmentBytes.
+  // kSegmentBytes. `half`: the other half is analysed at the same time.
   std::vector<Segment> analyse(const TextLines& lines, std::uint64_t begin, std::uint64_t end,
                                std::uint64_t first_line, const std::atomic<bool>* stop = nullptr,
-                               const std::function<void(double)>& progress = {}) const;
+                               const std::function<void(double)>& progress = {}, bool half = false) const;
 
   std::vector<Segment> segments_;  // in order; empty for an empty log
   std::uint64_t bytes_ = 0;
