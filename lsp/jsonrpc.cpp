@@ -1,6 +1,7 @@
 #include "lsp/jsonrpc.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -131,6 +132,19 @@ enum class Step {
   invalid,    // not a JSON string
 };
 
+// Whether the first n (1 to 4) bytes at a and b are equal; four may be read at each.
+inline bool same_prefix(const unsigned char* a, const unsigned char* b, std::size_t n) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::uint32_t x, y;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    const std::uint32_t mask = n >= 4 ? 0xFFFFFFFFu : (1u << (8 * n)) - 1;
+    return ((x ^ y) & mask) == 0;
+  } else {
+    return std::memcmp(a, b, n) == 0;
+  }
+}
+
 // Room unescape_some needs past the JSON text it reads: a value is never
 // longer than its text, but whole blocks are stored at once.
 constexpr std::size_t kSlack = 16;
@@ -192,7 +206,19 @@ Step unescape_some(const char* raw, std::size_t size, std::size_t& pos, char* ou
         int length = analyzer::utf8_sequence(p + i, size - i);
         if (length == 0) return stop(Step::invalid);
         if (length < 0) return stop(Step::need_more);
-        for (int k = 0; k < length; ++k) *o++ = static_cast<char>(p[i++]);
+        // A run of one character (a progress bar's blocks) is validated
+        // once: each repeat only compared with the one before it. Stored
+        // four bytes at a time, within the slack.
+        const auto n = static_cast<std::size_t>(length);
+        if (i + 4 > size) {  // the last bytes here: no room to read four
+          for (std::size_t k = 0; k < n; ++k) *o++ = static_cast<char>(p[i++]);
+          continue;
+        }
+        do {
+          std::memcpy(o, p + i, 4);
+          o += n;
+          i += n;
+        } while (i + 4 <= size && same_prefix(p + i, p + i - n, n));
       } while (i < size && p[i] >= 0x80);
       continue;
     }

@@ -209,6 +209,30 @@ TEST_CASE("unescape_json_string agrees with nlohmann on random strings") {
   }
 }
 
+TEST_CASE("runs of one character beyond ASCII read as nlohmann reads them, however they are cut") {
+  // The reader validates the first of a run and compares each repeat with
+  // the one before it: a repeat that differs in any byte, a run cut off at
+  // the end of a piece, and a bad sequence right after a run must all come
+  // out as a reader that validates every character says.
+  std::mt19937 random(20261203);
+  const std::vector<std::string> chars = {"\xc3\xa9", "\xe2\x96\x88", "\xf0\x9f\x98\x80", "\xc2\x80",
+                                          "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf"};
+  const std::vector<std::string> after = {"",       "x",       "\\n",   "\xe2\x96\x89", "\xe2\x96",
+                                          "\xe2",  "\x80",   "\xed\xa0\x80", "\xc0\x80", "\xe2\x96\x88\x88",
+                                          "\xf0\x9f\x98", "\xe2\x96\x08", "\xe2\x16\x88"};
+  for (const auto& c : chars)
+    for (const auto& tail : after)
+      for (std::size_t repeats : {1u, 2u, 5u, 33u, 1500u}) {
+        std::string raw;
+        for (std::size_t k = 0; k < repeats; ++k) raw += c;
+        raw += tail;
+        const std::string body = notification_with(raw);
+        INFO(repeats << " x " << c.size() << "-byte character, then " << tail.size() << " bytes");
+        check_all_ways(body, random);
+        CHECK(unescape_json_string(raw) == nlohmann_string(raw));
+      }
+}
+
 TEST_CASE("a large string is one of at least kLargeStringBytes, and reads the same either side") {
   std::mt19937 random(7);
   for (std::size_t length : {kLargeStringBytes - 2, kLargeStringBytes - 1, kLargeStringBytes, kLargeStringBytes + 1}) {
