@@ -686,6 +686,38 @@ TEST_CASE("lookalike: host OOM kills", "[parse][lookalike]") {
   CHECK(only_finding_at(parse_lookalike, r, 1, 1).detail.find("4242 (python)") != std::string::npos);
 }
 
+TEST_CASE("lookalike: the kernel's kill lines name the victim wherever their fields sit", "[parse][lookalike]") {
+  // What the leftmost match of the kernel's forms says, field by field.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"oom-kill:constraint=CONSTRAINT_NONE,task=python3,pid=77,uid=0", "pid 77 (python3)"},
+      // "task_memcg=" and "mytask=" are not the task field; "ppid=" is not the pid.
+      {"oom-kill:task_memcg=/a,mytask=x,task=w-1,ppid=9,pid=12", "pid 12 (w-1)"},
+      // A pid field without digits is skipped for the next one.
+      {"oom-kill:task=a,pid=,pid=5", "pid 5 (a)"},
+      {"oom-kill:task=,pid=5", "pid 5 ()"},
+      // The name runs to the first comma or blank.
+      {"oom-kill:task=a b,pid=5", "pid 5 (a)"},
+      // A pid only inside the name's own run of bytes: found by giving the name back.
+      {"oom-kill:task=x;pid=5", "pid 5 (x;)"},
+      // No task, or no pid: the kernel's OOM killer ran, victim unnamed.
+      {"oom-kill:constraint=CONSTRAINT_MEMCG,pid=5", "the kernel's OOM killer ran"},
+      {"oom-kill:task=python", "the kernel's OOM killer ran"},
+      // Another form further left is the match: no victim from it.
+      {"python invoked oom-killer: oom-kill:task=python,pid=5", "the kernel's OOM killer ran"},
+      {"[1.2] Out of memory: Killed process 31337 (python3) total-vm:1kB", "pid 31337 (python3)"},
+      {"Memory cgroup out of memory: Kill process 8 (w) score 9 or sacrifice child", "pid 8 (w)"},
+      // The first kernel form that completes, not the first that starts.
+      {"out of memory: Kill x; Out of memory: Killed process 9 (b)", "pid 9 (b)"},
+  };
+  for (const auto& [text, says] : cases) {
+    INFO(text);
+    const Region r = region_of({text});
+    const LogFinding f = only_finding_at(parse_lookalike, r, 0, 0);
+    CHECK(f.kind == FindingKind::host_oom_kill);
+    CHECK(f.detail.find(says) != std::string::npos);
+  }
+}
+
 TEST_CASE("lookalike: DataLoader, CPU allocation, not-memory errors", "[parse][lookalike]") {
   SECTION("DataLoader workers") {
     Region r = region_of({"RuntimeError: DataLoader worker (pid 7781) is killed by signal: Killed.",

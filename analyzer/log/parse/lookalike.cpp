@@ -135,13 +135,63 @@ std::optional<Found> dataloader_killed(std::string_view text) {
   return std::nullopt;
 }
 
+bool word_byte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// The first `key` at or after `from` that starts a word (\bkey in RE2).
+std::size_t word_start(std::string_view text, std::string_view key, std::size_t from) {
+  for (std::size_t at = text.find(key, from); at != std::string_view::npos; at = text.find(key, at + 1))
+    if (at == 0 || !word_byte(text[at - 1])) return at;
+  return std::string_view::npos;
+}
+
+// The kernel's "Out of memory: Killed process N (name)" at its leftmost
+// place, as an unanchored search finds it: the anchored pattern tried at
+// each "ut of memory: Kill" with a letter before it.
+bool kernel_kill(std::string_view text, const RE2& anchored, StringPiece* pid, StringPiece* name) {
+  constexpr std::string_view kTail = "ut of memory: Kill";
+  for (std::size_t at = text.find(kTail, 1); at != std::string_view::npos; at = text.find(kTail, at + 1))
+    if (RE2::PartialMatch(text.substr(at - 1), anchored, pid, name)) return true;
+  return false;
+}
+
+// The kernel's "oom-kill:constraint=...,task=NAME,pid=N,uid=..." line, read
+// as the oom_kill pattern's first branch reads it ("oom-kill:.*?\btask=
+// ([^,\s]*).*?\bpid=(\d+)"), without its cost: captures with lazy
+// repetition made RE2 walk most of a 250-byte line twice, on every line of
+// a dmesg epilogue. Only where that branch would be the leftmost match;
+// nothing when the line is not of that shape (the pattern decides then).
+std::optional<std::pair<std::string_view, std::string_view>> oom_kill_task(std::string_view text) {
+  const std::size_t at = text.find("oom-kill:");
+  if (at == std::string_view::npos) return std::nullopt;
+  // Another branch starting further left would be the match, without captures.
+  for (std::string_view other : {"invoked oom-killer", "oom_kill_process", "oom-kill event"})
+    if (text.find(other) < at) return std::nullopt;
+  const std::size_t task = word_start(text, "task=", at + 9);
+  if (task == std::string_view::npos) return std::nullopt;
+  const std::size_t name = task + 5;
+  std::size_t name_end = name;
+  while (name_end < text.size() && text[name_end] != ',' && text[name_end] != ' ' && text[name_end] != '\t' &&
+         text[name_end] != '\n' && text[name_end] != '\f' && text[name_end] != '\r')
+    ++name_end;
+  for (std::size_t pid = word_start(text, "pid=", name_end); pid != std::string_view::npos;
+       pid = word_start(text, "pid=", pid + 1)) {
+    std::size_t digits = pid + 4, end = digits;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end > digits) return std::pair{text.substr(name, name_end - name), text.substr(digits, end - digits)};
+  }
+  return std::nullopt;
+}
+
 // `words` is `text` folded: each pattern runs only on a line that holds the
 // words it cannot match without (a dmesg epilogue is mostly lines of one
 // pattern, and the others would each walk the whole line for nothing).
 std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& words) {
   // Kernel: "Out of memory: Killed process 4242 (python) total-vm:...kB, anon-rss:...kB, ..."
   // (older: "Kill process ... or sacrifice child"; cgroups: "Memory cgroup out of memory: ...").
-  static const RE2 kernel(R"((?:Out of memory|out of memory): Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
+  // Anchored where its literal is (match_at_literal), the "O"/"o" before it checked by the pattern.
+  static const RE2 kernel(R"(^[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
   static const RE2 killed_process(R"(^\s*Killed process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
   static const RE2 anon_rss(R"(^anon-rss:\s*(\d+)kB)", RE2::Latin1);
   static const RE2 oom_kill(R"(oom-kill:.*?\btask=([^,\s]*).*?\bpid=(\d+)|invoked oom-killer|oom_kill_process|oom-kill event|oom-kill:)",
@@ -152,7 +202,7 @@ std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& word
   static const RE2 bash(R"(^\s*(?:Killed|.*: line \d+:\s+(\d+) Killed\b.*|\[\d+\][+-]?\s+Killed\b.*|srun: error: .*: tasks? [\d,-]+: Killed)\s*$)",
                         RE2::Latin1);
   StringPiece pid, name;
-  if ((words.has("out of memory: kill") && RE2::PartialMatch(text, kernel, &pid, &name)) ||
+  if ((words.has("out of memory: kill") && kernel_kill(text, kernel, &pid, &name)) ||
       (words.has("killed process") && RE2::PartialMatch(text, killed_process, &pid, &name))) {
     Found f{FindingKind::host_oom_kill,
             fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory", view(pid), view(name)),
@@ -164,6 +214,11 @@ std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& word
     }
     return f;
   }
+  if (const auto read = oom_kill_task(text))
+    return Found{FindingKind::host_oom_kill,
+                 fmt::format("the kernel's OOM killer killed pid {} ({}): host RAM, not GPU memory", read->second,
+                             read->first),
+                 std::nullopt};
   StringPiece task;
   if (words.has_any({"oom-kill", "oom_kill_process"}) && RE2::PartialMatch(text, oom_kill, &task, &pid))
     return Found{FindingKind::host_oom_kill,
