@@ -147,8 +147,9 @@ std::size_t word_start(std::string_view text, std::string_view key, std::size_t 
 }
 
 // The kernel's "Out of memory: Killed process N (name)" at its leftmost
-// place, as an unanchored search finds it: the anchored pattern tried at
-// each "ut of memory: Kill" with a letter before it.
+// place, as an unanchored search finds it: the anchored pattern tried from
+// the byte before each "ut of memory: Kill" (match_at_literal's way, one
+// byte back so that the pattern decides between "Out" and "out").
 bool kernel_kill(std::string_view text, const RE2& anchored, StringPiece* pid, StringPiece* name) {
   constexpr std::string_view kTail = "ut of memory: Kill";
   for (std::size_t at = text.find(kTail, 1); at != std::string_view::npos; at = text.find(kTail, at + 1))
@@ -190,7 +191,7 @@ std::optional<std::pair<std::string_view, std::string_view>> oom_kill_task(std::
 std::optional<Found> host_oom_kill(std::string_view text, const FoldedText& words) {
   // Kernel: "Out of memory: Killed process 4242 (python) total-vm:...kB, anon-rss:...kB, ..."
   // (older: "Kill process ... or sacrifice child"; cgroups: "Memory cgroup out of memory: ...").
-  // Anchored where its literal is (match_at_literal), the "O"/"o" before it checked by the pattern.
+  // Anchored: kernel_kill tries it at each place its literal is.
   static const RE2 kernel(R"(^[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
   static const RE2 killed_process(R"(^\s*Killed process (\d+) \(([^)]{0,64})\))", RE2::Latin1);
   static const RE2 anon_rss(R"(^anon-rss:\s*(\d+)kB)", RE2::Latin1);
