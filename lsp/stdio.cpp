@@ -17,6 +17,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "analyzer/log/warm_up.hpp"
 #include "lsp/framing.hpp"
 #include "lsp/server.hpp"
 
@@ -72,6 +73,11 @@ int run_stdio_server() {
   server_io.run_on_protocol = [&](std::function<void()> job) { boost::asio::post(io, std::move(job)); };
   server_io.log = [](std::string_view text) { std::cerr << "oomlens lsp: " << text << "\n"; };
   Server server(server_io);
+  // The first log the editor opens should not pay for the parsers' first use
+  // (compiling their patterns, building their automata): that is done here,
+  // beside the first messages. Detached: the process ends with _Exit below,
+  // which runs no destructors under it.
+  std::thread(analyzer::warm_up).detach();
 
 #ifdef F_SETPIPE_SZ
   // A larger pipe (the default holds 64 KiB) lets a client hand over a large
