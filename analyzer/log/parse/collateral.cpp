@@ -123,20 +123,16 @@ std::optional<int> stated_rank(std::string_view text) {
   return exact_int(view(n));
 }
 
+// The fields are read by hand (value_after): a watchdog line is long, and a
+// job's ranks print thousands of them.
 std::optional<std::string> watchdog(std::string_view text) {
-  static const RE2 timeout(R"(Watchdog caught collective operation timeout)", RE2::Latin1);
-  static const RE2 op(R"(OpType=(\w+))", RE2::Latin1);
-  static const RE2 seq(R"(SeqNum=(\d+))", RE2::Latin1);
-  static const RE2 limit(R"(Timeout\(ms\)=(\d+))", RE2::Latin1);
-  static const RE2 ran(R"(ran for (\d+) milliseconds)", RE2::Latin1);
   static const RE2 stuck(R"((?i)watchdog got stuck|watchdog thread terminated with exception)", RE2::Latin1);
-  if (RE2::PartialMatch(text, timeout)) {
+  if (text.find("Watchdog caught collective operation timeout") != std::string_view::npos) {
     std::string detail = "NCCL watchdog timeout:";
-    StringPiece v;
-    if (RE2::PartialMatch(text, op, &v)) detail += fmt::format(" op={}", view(v));
-    if (RE2::PartialMatch(text, seq, &v)) detail += fmt::format(" seq={}", view(v));
-    if (RE2::PartialMatch(text, limit, &v)) detail += fmt::format(" timeout_ms={}", view(v));
-    if (RE2::PartialMatch(text, ran, &v)) detail += fmt::format(" ran_ms={}", view(v));
+    if (auto v = value_after(text, "OpType=", is_word_byte)) detail += fmt::format(" op={}", *v);
+    if (auto v = value_after(text, "SeqNum=", is_digit_byte)) detail += fmt::format(" seq={}", *v);
+    if (auto v = value_after(text, "Timeout(ms)=", is_digit_byte)) detail += fmt::format(" timeout_ms={}", *v);
+    if (auto v = value_after(text, "ran for ", is_digit_byte, " milliseconds")) detail += fmt::format(" ran_ms={}", *v);
     return detail;
   }
   if (RE2::PartialMatch(text, stuck)) return std::string("NCCL watchdog failed (stuck, or terminated by an error)");

@@ -68,6 +68,25 @@ std::optional<std::uint64_t> exact_u64(std::string_view digits) { return exact_i
 
 std::optional<int> exact_int(std::string_view digits) { return exact_integer<int>(digits); }
 
+bool is_word_byte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool is_digit_byte(char c) { return c >= '0' && c <= '9'; }
+
+std::optional<std::string_view> value_after(std::string_view text, std::string_view key, bool (*value)(char),
+                                            std::string_view then) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    const std::size_t begin = at + key.size();
+    std::size_t end = begin;
+    while (end < text.size() && value(text[end])) ++end;
+    // The run is taken whole (greedy): what follows it must be `then`. A
+    // shorter run would end before a value byte, which `then` never starts with.
+    if (end > begin && text.substr(end).starts_with(then)) return text.substr(begin, end - begin);
+  }
+  return std::nullopt;
+}
+
 std::string sized(std::string_view before, std::string_view after) {
   std::string pattern(before);
   pattern += kSizePattern;

@@ -49,6 +49,18 @@ std::string exception_before(std::string_view line, std::size_t needle_pos);
 std::optional<std::uint64_t> exact_u64(std::string_view digits);
 std::optional<int> exact_int(std::string_view digits);
 
+// Reading "Key=value" fields by hand, where a pattern with a capture would make
+// RE2 walk a long line up to three times (forward, back, then for the
+// capture) on each of thousands of lines: each gives what an unanchored
+// search for its pattern would capture at the leftmost match.
+bool is_word_byte(char c);  // RE2's \w in Latin-1
+bool is_digit_byte(char c);
+// The run of `value` bytes (at least one) right after the first `key` that
+// has one, which then continues with `then`: `key(\w+)then` for
+// is_word_byte, `key(\d+)then` for is_digit_byte.
+std::optional<std::string_view> value_after(std::string_view text, std::string_view key, bool (*value)(char),
+                                            std::string_view then = {});
+
 // A size as printed by PyTorch/TSL/MPS, for use inside RE2 patterns: captures
 // the number and unit, e.g. "2.00 GiB", "512 bytes", "9.07 GB", "1.50GiB".
 inline constexpr const char* kSizePattern = R"(([0-9]+(?:\.[0-9]+)?\s*(?:bytes|[KMGTP]i?B|B)))";

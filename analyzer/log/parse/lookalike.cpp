@@ -135,14 +135,10 @@ std::optional<Found> dataloader_killed(std::string_view text) {
   return std::nullopt;
 }
 
-bool word_byte(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 // The first `key` at or after `from` that starts a word (\bkey in RE2).
 std::size_t word_start(std::string_view text, std::string_view key, std::size_t from) {
   for (std::size_t at = text.find(key, from); at != std::string_view::npos; at = text.find(key, at + 1))
-    if (at == 0 || !word_byte(text[at - 1])) return at;
+    if (at == 0 || !is_word_byte(text[at - 1])) return at;
   return std::string_view::npos;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/log/event.hpp"
@@ -43,6 +44,10 @@ std::optional<std::size_t> parse_lookalike(const Region&, std::size_t, Parsed&);
 std::optional<std::size_t> parse_generic_oom(const Region&, std::size_t, Parsed&);        // generic_oom.cpp: any other GPU runtime's OOM
 std::optional<std::size_t> parse_collateral(const Region&, std::size_t, Parsed&);         // collateral.cpp: NCCL watchdog, ChildFailedError, SIGTERM/SIGKILL
 std::optional<std::size_t> parse_allocator_setting(const Region&, std::size_t, Parsed&);  // allocator_setting.cpp
+
+// DeepSpeed's count of cache flushes on its pressure warning, read by hand
+// (pressure_warning.cpp); exposed for the test against its pattern.
+std::optional<std::string_view> cache_flush_count(std::string_view text);
 
 // Runs every parser over the region's anchor lines, in the order above (the
 // first that claims a line wins), and attaches each OOM's traceback. The

@@ -1,0 +1,94 @@
+// The hand-written field readers against the patterns they replace: on every
+// string of a small alphabet that holds the keys, cut and joined in every
+// way, each must give what RE2's unanchored search captures (or nothing
+// when it does not match).
+#include <catch2/catch.hpp>
+
+#include <re2/re2.h>
+
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/log/parse/common.hpp"
+#include "analyzer/log/parse/parser.hpp"
+
+using namespace oomlens::analyzer;
+
+namespace {
+
+std::optional<std::string> by_pattern(std::string_view text, const RE2& re) {
+  re2::StringPiece capture;
+  if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re, &capture)) return std::nullopt;
+  return std::string(capture.data(), capture.size());
+}
+
+std::optional<std::string> owned(std::optional<std::string_view> v) {
+  return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+}
+
+// Strings made of pieces that meet the readers' edge cases: keys, digits
+// (runs up to past 19), words, spaces, punctuation, and the keys cut short.
+std::vector<std::string> samples(const std::vector<std::string>& pieces, std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::size_t> length(0, 9), pick(0, pieces.size() - 1);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string s;
+    for (std::size_t n = length(rng); n > 0; --n) s += pieces[pick(rng)];
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed's flush count is read as its pattern reads it") {
+  static const RE2 pattern(R"(\b(\d{1,19}) (?:\w+ )?allocator cache flushes since last step)", RE2::Latin1);
+  const std::vector<std::string> pieces = {
+      "allocator cache flushes since last step", "allocator cache flushes since last", " ", "  ", "4", "12",
+      " 4 allocator cache flushes since last step", "3 pytorch allocator cache flushes since last step",
+      "1234567890", "12345678901234567890", "pytorch", "x", "_", "-", ".", "[", ":", "\t", "é"};
+  std::size_t matched = 0;
+  for (const std::string& s : samples(pieces, 200000, 7)) {
+    const auto want = by_pattern(s, pattern);
+    INFO(s);
+    REQUIRE(owned(parse::cache_flush_count(s)) == want);
+    matched += want.has_value();
+  }
+  CHECK(matched > 1000);  // the alphabet reaches the matching cases, not only the misses
+  CHECK(parse::cache_flush_count("[stage3.py:1850:step] 4 pytorch allocator cache flushes since last step. this") ==
+        std::optional<std::string_view>("4"));
+}
+
+TEST_CASE("A field's value is read as key(\\w+) or key(\\d+)then reads it") {
+  struct Field {
+    std::string key;
+    bool (*value)(char);
+    std::string then;
+    std::string pattern;
+  };
+  const std::vector<Field> fields = {
+      {"OpType=", parse::is_word_byte, "", R"(OpType=(\w+))"},
+      {"SeqNum=", parse::is_digit_byte, "", R"(SeqNum=(\d+))"},
+      {"Timeout(ms)=", parse::is_digit_byte, "", R"(Timeout\(ms\)=(\d+))"},
+      {"ran for ", parse::is_digit_byte, " milliseconds", R"(ran for (\d+) milliseconds)"},
+  };
+  for (const Field& f : fields) {
+    const RE2 pattern(f.pattern, RE2::Latin1);
+    REQUIRE(pattern.ok());
+    const std::vector<std::string> pieces = {f.key,  f.key.substr(0, f.key.size() - 1), f.then, " milli", "7",
+                                             "600000", "ALLREDUCE", "_", ",", " ", "(", "=", "é",
+                                             f.key + "12" + f.then, f.key + "AB" + f.then};
+    std::size_t matched = 0;
+    for (const std::string& s : samples(pieces, 100000, 11)) {
+      const auto want = by_pattern(s, pattern);
+      INFO(f.pattern << " on " << s);
+      REQUIRE(owned(parse::value_after(s, f.key, f.value, f.then)) == want);
+      matched += want.has_value();
+    }
+    CHECK(matched > 1000);
+  }
+}
