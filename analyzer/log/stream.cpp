@@ -210,7 +210,7 @@ void LogStream::on_hit(std::uint64_t offset, std::uint32_t literal, std::uint64_
   const bool deep = reach->deep_lookback;
   auto [start, start_line] = lookback_start(offset, line, deep ? limits_.first_lookback_lines : limits_.shallow_lookback_lines,
                                             deep ? limits_.first_lookback_bytes : limits_.shallow_lookback_bytes);
-  open_ = std::make_unique<OpenRegion>();
+  open_ = spare_ ? std::move(spare_) : std::make_unique<OpenRegion>();
   open_->start = start;
   open_->start_line = start_line;
   open_->deep = deep;
@@ -274,6 +274,8 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
                                std::uint64_t end) const {
   end = std::max(end, start);
   Region region;
+  // Most regions are a few lines: room for them at once, not by doubling.
+  region.lines.reserve(8);
   std::uint64_t number = start_line;
   std::size_t next_anchor = 0;
   const auto& anchors = region_bytes.anchors;
@@ -345,8 +347,16 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
 }
 
 void LogStream::emit_region(std::uint64_t end) {
-  OpenRegion region_bytes = std::move(*open_);
-  open_.reset();
+  // The open region's buffers serve the next one: a log full of look-alikes
+  // opens tens of thousands of regions.
+  std::unique_ptr<OpenRegion> region_bytes = std::move(open_);
+  hand_over(*region_bytes, end);
+  region_bytes->anchors.clear();
+  region_bytes->literal_bits.clear();
+  spare_ = std::move(region_bytes);
+}
+
+void LogStream::hand_over(const OpenRegion& region_bytes, std::uint64_t end) {
   Region region = build_region(region_bytes, region_bytes.start, region_bytes.start_line, end);
   if (region.anchors.empty()) return;
   std::pair<std::uint64_t, std::uint64_t> deeper{region_bytes.start, region_bytes.start_line};

@@ -164,6 +164,9 @@ class LogStream {
     std::vector<std::uint64_t> literal_bits;
   };
   std::unique_ptr<OpenRegion> open_;
+  std::unique_ptr<OpenRegion> spare_;  // an emitted region's, emptied, for the next one
+  // Builds the region (again, with a longer look back, when its consumer asks) and hands it on.
+  void hand_over(const OpenRegion& region_bytes, std::uint64_t end);
   Region build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,
                       std::uint64_t end) const;
   bool last_byte_newline_ = true;

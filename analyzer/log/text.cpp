@@ -345,8 +345,14 @@ bool contains_folded(std::string_view text, std::string_view lower) {
   }
 }
 
-FoldedText::FoldedText(std::string_view text) : folded_(text) {
-  for (char& c : folded_) c = ascii_lower(c);
+FoldedText::FoldedText(std::string_view text) {
+  char* out = inline_.data();
+  if (text.size() > kInlineBytes) {
+    long_.resize(text.size());
+    out = long_.data();
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) out[i] = ascii_lower(text[i]);
+  folded_ = std::string_view(out, text.size());
 }
 
 bool FoldedText::has_any(std::initializer_list<std::string_view> lower) const {

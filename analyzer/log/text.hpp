@@ -1,6 +1,7 @@
 // Turning raw terminal bytes into lines the parsers can read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -62,11 +63,19 @@ bool contains_folded(std::string_view text, std::string_view lower);
 class FoldedText {
  public:
   explicit FoldedText(std::string_view text);
-  bool has(std::string_view lower) const { return folded_.find(lower) != std::string::npos; }
+  // Points into itself: neither copied nor moved.
+  FoldedText(const FoldedText&) = delete;
+  FoldedText& operator=(const FoldedText&) = delete;
+  bool has(std::string_view lower) const { return folded_.find(lower) != std::string_view::npos; }
   bool has_any(std::initializer_list<std::string_view> lower) const;
 
  private:
-  std::string folded_;
+  // The lines the parsers fold are mostly short, and each is folded by
+  // several of them: in place, without an allocation, up to this length.
+  static constexpr std::size_t kInlineBytes = 320;
+  std::array<char, kInlineBytes> inline_;
+  std::string long_;
+  std::string_view folded_;
 };
 
 // Milliseconds since the Unix epoch for a civil UTC date and time.

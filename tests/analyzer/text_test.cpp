@@ -208,3 +208,17 @@ TEST_CASE("year-less times order among themselves only", "[text][ranks]") {
   CHECK(format_time(epoch_ms(2026, 3, 1, 12, 0, 5, 120)) == "2026-03-01T12:00:05.120");
   CHECK(format_time(epoch_ms(kYearlessYear, 2, 29, 23, 59, 59, 7)) == "--02-29T23:59:59.007");
 }
+
+TEST_CASE("A folded line finds its words at any length, in place or not") {
+  for (std::size_t length : {0u, 1u, 300u, 319u, 320u, 321u, 4096u}) {
+    std::string text(length, 'x');
+    if (length >= 11) text.replace(length - 11, 11, "Killed PROC");
+    const FoldedText words(text);
+    INFO("length " << length);
+    CHECK(words.has("") == true);
+    CHECK(words.has("killed proc") == (length >= 11));
+    CHECK(words.has("killed procx") == false);
+    CHECK(words.has_any({"nothing", "d proc"}) == (length >= 11));
+    CHECK(words.has(std::string(length, 'x').substr(0, length >= 11 ? length - 11 : length)) == true);
+  }
+}
