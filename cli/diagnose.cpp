@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/log_files.hpp"
 #include "cli/report.hpp"
+#include "report/json_text.hpp"
 #include "report/sarif.hpp"
 
 namespace oomlens::cli {
@@ -111,7 +112,7 @@ int diagnose(const CLI::App& command, Options o) {
   } else {
     auto j = o.format == "json" ? report::report_json(reports) : report::logs_sarif(reports);
     // Logs hold invalid UTF-8; JSON must not: replace, never throw.
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << report::json_text(j, 2) << "\n";
   }
   std::cout.flush();
   if (input_error) return kExitUsage;

@@ -18,6 +18,7 @@
 #include "analyzer/notebook.hpp"
 #include "report/diagnosis_json.hpp"
 #include "report/files.hpp"
+#include "report/json_text.hpp"
 #include "report/notebook_edit.hpp"
 #include "report/sarif.hpp"
 #include "rules/source/config_lint.hpp"
@@ -389,13 +390,13 @@ int lint(Options o) {
         if (auto cell = f.cell(i)) j["cell_index"] = *cell;
         all.push_back(std::move(j));
       }
-    std::cout << nlohmann::json{{"diagnostics", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+    std::cout << report::json_text(nlohmann::json{{"diagnostics", all}}, 2)
               << "\n";
   } else if (o.format == "sarif") {
     std::vector<report::SarifResult> results;
     for (const auto& f : linted)
       for (std::size_t i = 0; i < f.diagnostics.size(); ++i) results.push_back({&f.diagnostics[i], f.path, f.cell(i)});
-    std::cout << report::sarif_json(results, true).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << report::json_text(report::sarif_json(results, true), 2) << "\n";
   } else {
     for (const auto& f : linted)
       for (std::size_t i = 0; i < f.diagnostics.size(); ++i) {

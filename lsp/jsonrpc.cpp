@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -14,6 +13,7 @@
 
 #include "analyzer/hex.hpp"
 #include "analyzer/utf8.hpp"
+#include "report/json_text.hpp"
 
 #if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
 #include <emmintrin.h>
@@ -664,166 +664,12 @@ json make_request(const RequestId& id, std::string_view method, json params) {
   return message;
 }
 
-namespace {
-
-// Appends to a string through a raw pointer: one call per piece of room
-// instead of one per character.
-class Writer {
- public:
-  explicit Writer(std::string& out) : out_(out), used_(out.size()) {}
-  ~Writer() { out_.resize(used_); }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
-
-  // Room for n more bytes at at().
-  char* room(std::size_t n) {
-    if (out_.size() - used_ < n) grow(n);
-    return out_.data() + used_;
-  }
-  void wrote(std::size_t n) { used_ += n; }
-  void put(char c) {
-    *room(1) = c;
-    ++used_;
-  }
-  void put(std::string_view text) {
-    std::memcpy(room(text.size()), text.data(), text.size());
-    used_ += text.size();
-  }
-  // Forgets what was written after `mark`.
-  std::size_t mark() const { return used_; }
-  void back_to(std::size_t mark) { used_ = mark; }
-
- private:
-  void grow(std::size_t n) { out_.resize(std::max(2 * out_.size(), used_ + n + 256)); }
-
-  std::string& out_;
-  std::size_t used_;  // the bytes written; out_ may be longer (room)
-};
-
-// The text nlohmann's dump(-1, ' ', false, replace) writes, faster: strings,
-// the bulk of a reply (diagnostics, hovers, code actions), go through in
-// blocks instead of a byte at a time through a UTF-8 decoder. Anything
-// unusual (a float, a string that is not UTF-8) is left to nlohmann.
-void write_string(Writer& out, const std::string& text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::size_t start = out.mark();
-  out.put('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  std::size_t n = text.size();
-  std::size_t i = 0;
-  std::size_t run = 0;  // start of the bytes that go out as they are
-  for (;;) {
-#if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (i + 16 <= n) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                     _mm_cmplt_epi8(v, space));
-      auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-      if (mask != 0) {
-        i += static_cast<std::size_t>(__builtin_ctz(mask));
-        break;
-      }
-      i += 16;
-    }
-#endif
-    while (i < n && plain_byte(p[i])) ++i;
-    if (i < n && p[i] >= 0x80) {
-      int length = analyzer::utf8_sequence(p + i, n - i);
-      if (length <= 0) {  // not UTF-8: nlohmann decides what replaces what
-        out.back_to(start);
-        out.put(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
-        return;
-      }
-      i += static_cast<std::size_t>(length);
-      continue;
-    }
-    char* o = out.room(i - run + 6);
-    char* const begin = o;
-    std::memcpy(o, p + run, i - run);
-    o += i - run;
-    if (i < n) {
-      unsigned char c = p[i++];
-      *o++ = '\\';
-      switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-          *o++ = 'u';
-          *o++ = '0';
-          *o++ = '0';
-          *o++ = kHex[c >> 4];
-          *o++ = kHex[c & 0xF];
-      }
-    }
-    out.wrote(static_cast<std::size_t>(o - begin));
-    run = i;
-    if (i >= n) break;
-  }
-  out.put('"');
-}
-
-void write_json(Writer& out, const json& value) {
-  switch (value.type()) {
-    case json::value_t::object: {
-      out.put('{');
-      bool first = true;
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        if (!first) out.put(',');
-        first = false;
-        write_string(out, it.key());
-        out.put(':');
-        write_json(out, it.value());
-      }
-      out.put('}');
-      return;
-    }
-    case json::value_t::array: {
-      out.put('[');
-      bool first = true;
-      for (const auto& element : value) {
-        if (!first) out.put(',');
-        first = false;
-        write_json(out, element);
-      }
-      out.put(']');
-      return;
-    }
-    case json::value_t::string: write_string(out, value.get_ref<const std::string&>()); return;
-    case json::value_t::boolean: out.put(value.get<bool>() ? std::string_view("true") : std::string_view("false")); return;
-    case json::value_t::null: out.put(std::string_view("null")); return;
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: {
-      char* o = out.room(24);
-      auto [end, ec] = value.is_number_unsigned() ? std::to_chars(o, o + 24, value.get<std::uint64_t>())
-                                                  : std::to_chars(o, o + 24, value.get<std::int64_t>());
-      out.wrote(static_cast<std::size_t>(end - o));
-      return;
-    }
-    default:  // floats, binary, discarded: nlohmann's own formatting
-      out.put(value.dump(-1, ' ', false, json::error_handler_t::replace));
-      return;
-  }
-}
-
-}  // namespace
-
 std::string serialize(const json& message) {
   std::string out;
   serialize_to(message, out);
   return out;
 }
 
-void serialize_to(const json& message, std::string& out) {
-  Writer writer(out);
-  write_json(writer, message);
-}
+void serialize_to(const json& message, std::string& out) { report::append_json_text(message, out); }
 
 }  // namespace oomlens::lsp

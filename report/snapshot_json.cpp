@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include "report/json_text.hpp"
+
 namespace oomlens::report {
 namespace {
 
@@ -240,6 +242,6 @@ json snapshot_json(const snap::Snapshot& snapshot, const rules::SnapshotReport& 
           {"legacy", snapshot.legacy}};
 }
 
-std::string snapshot_json_text(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+std::string snapshot_json_text(const json& j) { return json_text(j, 2); }
 
 }  // namespace oomlens::report

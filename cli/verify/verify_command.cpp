@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/verify/job_runner.hpp"
 #include "cli/verify/verify_report.hpp"
+#include "report/json_text.hpp"
 #include "report/probe_reports.hpp"
 #include "rules/diagnose_log.hpp"
 
@@ -224,7 +225,7 @@ int verify(Options o) {
   result.warnings = warnings;
 
   if (o.format == "json") {
-    std::cout << verify_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << report::json_text(verify_json(result), 2) << "\n";
   } else {
     bool color = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     render_verify_text(std::cout, result, color);
