@@ -145,6 +145,7 @@ class LspServer:
                 self._stderr += chunk
                 if len(self._stderr) > 1 << 20:
                     del self._stderr[: len(self._stderr) - (1 << 20)]
+                self._cond.notify_all()  # for wait_for on what the server logged
 
     def _protocol_error(self, text: str) -> None:
         with self._cond:
