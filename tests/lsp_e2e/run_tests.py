@@ -46,6 +46,17 @@ def slow_text(megabytes: float) -> str:
     return SLOW_LINE * int(megabytes * 1e6 / len(SLOW_LINE))
 
 
+# Text that keeps the analysis busy for real: every line is a finding its
+# parsers must read (about 30 ms a MB here, where SLOW_LINE's lines are now
+# dropped by the anchors' gates). For a test that needs a request still
+# waiting on the analysis when the next message is handled.
+BUSY_LINE = "[rank0]: RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.\n"
+
+
+def busy_text(megabytes: float) -> str:
+    return BUSY_LINE * int(megabytes * 1e6 / len(BUSY_LINE))
+
+
 # ---------------------------------------------------------------------------
 # the runner
 
@@ -1317,7 +1328,11 @@ def duplicate_ids_and_string_ids(ctx: Ctx):
     first = raw_request(55, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
     s.sent_ids.append(55)
     s.check_answers = False  # two answers to id 55 are expected here  # type: ignore[attr-defined]
-    s.send_raw(did_open_bytes(uri, slow_text(1.0) + ctx.oom_line()) + first + first)
+    # The two requests go in a write of their own, after the document's: a
+    # pipe hands them to the server in one read, so both are queued long
+    # before the analysis of 12 MB of findings can answer the first.
+    s.send_raw(did_open_bytes(uri, busy_text(12.0) + ctx.oom_line()))
+    s.send_raw(first + first)
     replies = s.wait_for(lambda: len(s.responses.get("55", [])) >= 2 and s.responses["55"], timeout=20,
                          what="both replies to id 55")
     eq(sorted("error" in r for r in replies), [False, True], "one result and one refusal for a duplicate id")
