@@ -241,13 +241,28 @@ async function analyzeSnapshotFromExplorer(name) {
 }
 
 /** "Compare Memory Snapshots…" on two files selected in the explorer; resolves to the compare event. */
+// The menu offers the command only with both files selected. The first click
+// opens a file, and the editor it opens can take the focus while the
+// Control-click lands, leaving one file selected (CI saw it): the selection
+// is checked, and made again, before the menu is read.
 async function compareSnapshotsFromExplorer(a, b) {
   const before = readState().events.filter((e) => e.startsWith("compare:")).length;
-  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: a }).first().click();
-  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: b }).first().click({ modifiers: ["Control"] });
-  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: b }).first().click({ button: "right" });
+  const rowA = page.locator(".explorer-folders-view .monaco-list-row", { hasText: a }).first();
+  const rowB = page.locator(".explorer-folders-view .monaco-list-row", { hasText: b }).first();
   const menuItem = page.locator(".context-view .action-item", { hasText: "Compare Memory Snapshots" }).first();
-  await menuItem.hover({ timeout: 10000 });
+  for (let attempt = 1; ; attempt++) {
+    await rowA.click();
+    await rowB.click({ modifiers: ["Control"] });
+    const both = await waitFor(`${a} and ${b} selected`, async () =>
+      (await page.locator(".explorer-folders-view .monaco-list-row.selected").count()) >= 2, 3000).catch(() => false);
+    if (both) {
+      await rowB.click({ button: "right" });
+      const shown = await menuItem.hover({ timeout: 5000 }).then(() => true, () => false);
+      if (shown) break;
+    }
+    await page.keyboard.press("Escape");
+    if (attempt === 3) throw new Error(`the explorer did not offer Compare Memory Snapshots for ${a} and ${b}`);
+  }
   await page.keyboard.press("Enter");
   return waitFor(`the comparison of ${a} and ${b}`, () => readState().events.filter((e) => e.startsWith("compare:"))[before], 20000).catch(() => undefined);
 }
