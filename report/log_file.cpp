@@ -17,10 +17,10 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
     result.error = error.reason;
     return result;
   }
-  // Files are read, not mapped: a first pass over freshly mapped pages costs
-  // page faults and TLB misses that made a mapped 256 MiB log twice as slow
-  // as reading it (bench/README.md), and the copy lands in a buffer the
-  // scanner reads from cache. Memory stays at the buffer and the lookback.
+  // A long regular file is scanned in place, in two mapped halves
+  // (report/log_halves.hpp): the copy into a buffer was a quarter of all the
+  // time on look-alike logs (bench/README.md). Anything else is read in one
+  // pass into the analyzer's buffer; memory stays at the buffer and the lookback.
   if (file->regular()) ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   // 1 MiB reads: large enough to amortise the syscall, small enough to stay in
   // cache for the scanner that runs right after.

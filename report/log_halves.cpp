@@ -11,6 +11,7 @@
 
 #include "analyzer/log/scan.hpp"
 #include "analyzer/log/segmented_log.hpp"
+#include "report/mapped_range.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -21,9 +22,6 @@ using analyzer::SegmentedLog;
 // the cut, and below eight margins a second thread costs more than it saves.
 constexpr std::uint64_t kMargin = SegmentedLog::kMarginBytes;
 constexpr std::uint64_t kHalvesFrom = 8 * kMargin;
-// As the one-pass reader: large enough to amortise the system call, small
-// enough to stay in cache for the scan that follows.
-constexpr std::size_t kRead = 1 << 20;
 // How far from the middle a line start is looked for, and a margin's edge
 // moved to one; a log whose lines are longer is read in one pass.
 constexpr std::size_t kLineSearch = 1 << 20;
@@ -75,9 +73,29 @@ struct Half {
   std::uint64_t newlines = 0;  // in the whole half
   std::uint64_t counted = 0;   // in [count_from, count_to)
   bool ends_in_newline = true;
-  std::string error;
+  bool cancelled = false;
+  // False: not read (cancelled, a mapping refused, a line too long past
+  // `until`) or read wrong (the file cut short while mapped).
+  bool usable = false;
 
-  void read(int fd, const std::atomic<bool>* cancelled, const std::atomic<bool>& stop) {
+  void read(int fd, std::uint64_t size, const std::atomic<bool>* cancel, const std::atomic<bool>& stop) {
+    // The half's bytes, and the line after `until` if it is near: a longer
+    // line is left to the one-pass reader, which reads it in bounded pieces.
+    const std::uint64_t reach = until < size ? std::min(size, until + kLineSearch) : size;
+    const MappedRange mapped(fd, begin, reach - begin);
+    if (!mapped.ok()) return;
+    std::string_view input = mapped.bytes();
+    if (until < size) {
+      const std::size_t from = static_cast<std::size_t>(until - begin);
+      const void* nl = std::memchr(input.data() + from, '\n', input.size() - from);
+      if (nl) input = input.substr(0, static_cast<std::size_t>(static_cast<const char*>(nl) - input.data()) + 1);
+      else if (reach < size) return;
+    }
+    end = begin + input.size();
+    const std::uint64_t lo = std::max(begin, count_from), hi = std::min(end, count_to);
+    if (lo < hi) counted = analyzer::count_newlines(input.substr(static_cast<std::size_t>(lo - begin), static_cast<std::size_t>(hi - lo)));
+    ends_in_newline = input.empty() || input.back() == '\n';
+
     analyzer::AnalyzerOptions options;
     options.segment_starts = segment_starts;
     // Each half parses on its own thread: the two halves already keep two
@@ -85,38 +103,18 @@ struct Half {
     // regions over than it saved.
     options.parse_beside_from = UINT64_MAX;
     analyzer::LogAnalyzer analyzer(options);
-    std::uint64_t at = begin;
-    for (bool done = false; !done;) {
-      if ((cancelled && cancelled->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed)) {
-        error = "cancelled";
-        return;
-      }
-      auto span = analyzer.prepare(kRead);
-      const ssize_t got = read_at(fd, span.data(), span.size(), at);
-      if (got < 0) {
-        error = std::strerror(errno);
-        return;
-      }
-      if (got == 0) break;
-      auto n = static_cast<std::size_t>(got);
-      if (at + n > until) {
-        // Stop after the first '\n' at or after `until`.
-        const std::size_t from = at >= until ? 0 : static_cast<std::size_t>(until - at);
-        if (const void* nl = std::memchr(span.data() + from, '\n', n - from)) {
-          n = static_cast<std::size_t>(static_cast<const char*>(nl) - span.data()) + 1;
-          done = true;
-        }
-      }
-      const std::uint64_t lo = std::max(at, count_from), hi = std::min(at + n, count_to);
-      if (lo < hi) counted += analyzer::count_newlines(std::string_view(span.data() + (lo - at), hi - lo));
-      ends_in_newline = span[n - 1] == '\n';
-      analyzer.commit(n);
-      at += n;
-    }
+    analyzer.feed_contiguous(
+        input, [&](std::uint64_t at, std::uint64_t n) { mapped.release_before(at + n); },
+        [&](std::uint64_t) {
+          cancelled = (cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed);
+          return !cancelled && !mapped.vanished();
+        });
+    if (cancelled || mapped.vanished()) return;
     std::uint64_t lines = 0;
     segments = analyzer.finish_segments(nullptr, &lines);
-    end = at;
+    if (mapped.vanished()) return;
     newlines = lines - (ends_in_newline ? 0 : 1);
+    usable = true;
   }
 };
 
@@ -144,32 +142,28 @@ std::optional<analyzer::ParsedLog> read_log_in_halves(const OpenFile& file, cons
   second.segment_starts = {0, *cut - second.begin};
 
   std::atomic<bool> stop{false};
-  auto later = std::async(std::launch::async, [&] { second.read(fd, cancelled, stop); });
-  first.read(fd, cancelled, stop);
-  if (!first.error.empty()) stop = true;
+  const std::uint64_t size = file.size();
+  auto later = std::async(std::launch::async, [&] { second.read(fd, size, cancelled, stop); });
+  first.read(fd, size, cancelled, stop);
+  if (!first.usable) stop = true;
   later.get();
-  if (!first.error.empty() || !second.error.empty()) {
-    error = !first.error.empty() ? first.error : second.error;
+  if (cancelled && cancelled->load()) {
+    error = "cancelled";
     return std::nullopt;
   }
+  if (!first.usable || !second.usable) return std::nullopt;  // read in one pass
 
   // The second half's numbers start at the line its first byte is on.
   const std::uint64_t before_cut = first.newlines - first.counted;  // '\n' in [0, cut)
   const std::uint64_t before_second = before_cut - second.counted;   // '\n' in [0, second.begin)
+  analyzer::ParsedSegment tail = std::move(second.segments.back());
+  analyzer::shift(tail, static_cast<std::int64_t>(second.begin), static_cast<std::int64_t>(before_second));
   std::vector<analyzer::ParsedSegment> kept;
   kept.push_back(std::move(first.segments.front()));
-  if (second.end > second.begin) {
-    analyzer::ParsedSegment tail = std::move(second.segments.back());
-    analyzer::shift(tail, static_cast<std::int64_t>(second.begin), static_cast<std::int64_t>(before_second));
-    kept.push_back(std::move(tail));
-  }
-  // A file that shrank while read ends where the first half stopped.
-  const bool second_read = second.end > second.begin;
-  const std::uint64_t bytes = second_read ? second.end : first.end;
-  const Half& last = second_read ? second : first;
+  kept.push_back(std::move(tail));
   // A last line without '\n' counts, as LogStream::lines_seen counts it.
-  const std::uint64_t lines = (second_read ? before_second : 0) + last.newlines + (last.ends_in_newline ? 0 : 1);
-  return analyzer::merge_segments(std::move(kept), bytes, lines);
+  const std::uint64_t lines = before_second + second.newlines + (second.ends_in_newline ? 0 : 1);
+  return analyzer::merge_segments(std::move(kept), second.end, lines);
 }
 
 }  // namespace oomlens::report

@@ -1,13 +1,11 @@
 #include "report/snapshot_file.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 
 #include "analyzer/snapshot/ranks.hpp"
 #include "report/files.hpp"
+#include "report/mapped_range.hpp"
 #include "report/snapshot_encodings.hpp"
 
 namespace oomlens::report {
@@ -66,30 +64,21 @@ Result read_whole(OpenFile& file) {
 }
 
 Result read_mapped(OpenFile& file) {
-  const std::size_t size = file.size();
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
-  if (map == MAP_FAILED) return read_whole(file);
-  ::madvise(map, size, MADV_SEQUENTIAL);
-  auto* base = static_cast<char*>(map);
-  if (detect_encoding(std::string_view(base, std::min<std::size_t>(size, 64))) != SnapshotEncoding::pickle) {
-    Result result = parse_encoded(std::string_view(base, size));
-    ::munmap(map, size);
-    return result;
-  }
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t released = 0;
-  snap::ReadOptions options = read_options();
-  options.progress = [&](std::size_t consumed) {
+  const MappedRange mapped(file.fd(), 0, file.size());
+  if (!mapped.ok()) return read_whole(file);
+  const std::string_view bytes = mapped.bytes();
+  Result result = unreadable("");
+  if (detect_encoding(bytes.substr(0, 64)) != SnapshotEncoding::pickle) {
+    result = parse_encoded(bytes);
+  } else {
+    snap::ReadOptions options = read_options();
     // The reader copies what it keeps, so the bytes behind it are never
     // read again: drop those pages from this process.
-    std::size_t end = consumed / page * page;
-    if (end > released) {
-      ::madvise(base + released, end - released, MADV_DONTNEED);
-      released = end;
-    }
-  };
-  Result result = parsed(snap::parse_snapshot(std::string_view(base, size), options));
-  ::munmap(map, size);
+    options.progress = [&](std::size_t consumed) { mapped.release_before(consumed); };
+    result = parsed(snap::parse_snapshot(bytes, options));
+  }
+  // Cut short while read: what was parsed after the cut was zeros, not the file.
+  if (mapped.vanished()) return unreadable("the file was cut short while it was read");
   return result;
 }
 

@@ -379,8 +379,9 @@ void LogStream::trim() {
     keep = std::min(keep, std::max(back, base_));
   }
   if (borrowed_) {
-    // Release in large steps: each call costs a system call in the caller.
-    constexpr std::uint64_t kReleaseStep = 16 << 20;
+    // Release in steps: each call costs the caller a system call, and the
+    // bytes not yet released count in its memory (a mapped file's pages).
+    constexpr std::uint64_t kReleaseStep = 4 << 20;
     if (release_ && keep >= released_ + kReleaseStep) {
       release_(released_, keep - released_);
       released_ = keep;

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import traceback
+from typing import Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lsp_e2e"))
 from lsp_client import LspServer, client_capabilities, encode, frame  # noqa: E402
@@ -157,6 +158,25 @@ def log_sparse_four_gib_file(ctx: Ctx):
     os.unlink(path)
 
 
+def cut_and_regrown_once(ctx: Ctx, path: str, reading: Callable[[int], bool], period: float):
+    """A `during` for ctx.run: waits (at most 4000 periods) until reading(pid)
+    says oomlens is reading `path`, then cuts the file to nothing and writes
+    the fixture log (with an OOM) into it."""
+    def mutate(pid: int) -> None:
+        for _ in range(4000):
+            try:
+                if reading(pid):
+                    break
+            except (OSError, ValueError, IndexError):
+                pass
+            threading.Event().wait(period)
+        with open(path, "r+b") as f:
+            f.truncate(0)
+        with open(path, "ab") as f:
+            f.write(fixture_log(ctx))
+    return mutate
+
+
 @case
 def log_truncated_and_grown_while_read(ctx: Ctx):
     # 1 GiB (sparse) that is cut to nothing, then grows again with an OOM,
@@ -165,24 +185,34 @@ def log_truncated_and_grown_while_read(ctx: Ctx):
     with open(path, "wb") as f:
         f.truncate(GIB)
 
-    def mutate(pid: int) -> None:
-        # Wait until it is reading (its file offset moved), then pull the rug.
+    def offset_moved(pid: int) -> bool:
         fdinfo = f"/proc/{pid}/fdinfo"
-        for _ in range(2000):
-            try:
-                if any(int(open(f"{fdinfo}/{fd}").read().split()[1]) > 0 for fd in os.listdir(fdinfo)
-                       if os.readlink(f"/proc/{pid}/fd/{fd}") == path):
-                    break
-            except (OSError, ValueError, IndexError):
-                pass
-            threading.Event().wait(0.005)
-        with open(path, "r+b") as f:
-            f.truncate(0)
-        with open(path, "ab") as f:
-            f.write(fixture_log(ctx))
+        return any(int(open(f"{fdinfo}/{fd}").read().split()[1]) > 0 for fd in os.listdir(fdinfo)
+                   if os.readlink(f"/proc/{pid}/fd/{fd}") == path)
 
-    run = ctx.run("diagnose", path, during=mutate)
+    run = ctx.run("diagnose", path, during=cut_and_regrown_once(ctx, path, offset_moved, 0.005))
     check(run.rc in (0, 1), f"a file that moved under the reader: exit {run.rc}, {run.err[-300:]!r}")
+    os.unlink(path)
+
+
+@case
+def long_log_cut_short_while_mapped(ctx: Ctx):
+    # A long log is read in two halves, each mapped. Cut to nothing while
+    # mapped (the pages past the new end would raise SIGBUS), then grown again
+    # with an OOM: whatever it saw, it ends normally.
+    path = ctx.path("rotated.log")
+    line = b"[rank0]: step 100 loss 2.5\n"
+    with open(path, "wb") as f:
+        for k in range(GIB // MIB):
+            f.seek(k * MIB)
+            f.write(line)
+        f.truncate(GIB)
+
+    def mapped(pid: int) -> bool:
+        return path in open(f"/proc/{pid}/maps").read()
+
+    run = ctx.run("diagnose", path, during=cut_and_regrown_once(ctx, path, mapped, 0.001))
+    check(run.rc in (0, 1), f"a mapped log cut short: exit {run.rc}, {run.err[-300:]!r}")
     os.unlink(path)
 
 

@@ -1,0 +1,46 @@
+// A range of a regular file mapped read-only, for reading a long log without
+// copying it: the halves of `oomlens diagnose` scan the page cache in place.
+//
+// A mapped file can shrink under the reader (a log rotated or truncated while
+// it is read). Touching a page past the new end raises SIGBUS, which would
+// kill the process. While a range is mapped, a SIGBUS handler maps zeros over
+// the rest of the range at the faulting page and notes it: the reader sees
+// zeros where bytes vanished, and `vanished()` tells the caller to throw the
+// result away. A SIGBUS at any other address keeps its default action.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace oomlens::report {
+
+class MappedRange {
+ public:
+  // Maps `length` bytes of `fd` from `offset` (any offset: the mapping starts
+  // at the page below it). `ok()` is false when the system refused.
+  MappedRange(int fd, std::uint64_t offset, std::uint64_t length);
+  ~MappedRange();
+  MappedRange(const MappedRange&) = delete;
+  MappedRange& operator=(const MappedRange&) = delete;
+
+  bool ok() const { return bytes_ != nullptr; }
+  // The mapped bytes, from `offset`.
+  std::string_view bytes() const { return {bytes_, static_cast<std::size_t>(length_)}; }
+  // Drops the pages wholly before `end` (an offset into bytes()) from memory:
+  // they count in the process's memory until then. Read again, they come
+  // back from the page cache.
+  void release_before(std::uint64_t end) const;
+  // A page of the range was gone when read (the file shrank): what was read
+  // from there on is zeros, not the file.
+  bool vanished() const;
+
+ private:
+  char* mapping_ = nullptr;   // page-aligned start
+  std::uint64_t mapped_ = 0;  // length of the mapping
+  const char* bytes_ = nullptr;
+  std::uint64_t length_ = 0;
+  int slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
+  mutable std::uint64_t released_ = 0;  // the mapping's pages before this are released
+};
+
+}  // namespace oomlens::report

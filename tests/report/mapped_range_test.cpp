@@ -1,0 +1,106 @@
+// A mapped range of a file (report/mapped_range.hpp): its bytes, its release,
+// and a file that shrinks under it.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+
+#include "report/mapped_range.hpp"
+#include "tests/temp_tree.hpp"
+
+using oomlens::report::MappedRange;
+
+namespace {
+
+// Bytes that tell every offset apart (no run of one byte longer than 255).
+std::string numbered_bytes(std::size_t n) {
+  std::string text(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) text[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
+  return text;
+}
+
+struct Fd {
+  int fd;
+  explicit Fd(const std::string& path, int flags = O_RDONLY) : fd(::open(path.c_str(), flags)) { REQUIRE(fd >= 0); }
+  ~Fd() { ::close(fd); }
+};
+
+}  // namespace
+
+TEST_CASE("a mapped range holds the file's bytes from any offset, also after it releases them") {
+  oomlens::testing::TempTree tree;
+  const std::string text = numbered_bytes(3 * 4096 * 100 + 123);
+  tree.file("a.log", text);
+  Fd file(tree.path("a.log"));
+  for (std::uint64_t offset : {0ull, 1ull, 4095ull, 4096ull, 70001ull}) {
+    INFO("offset " << offset);
+    const MappedRange range(file.fd, offset, text.size() - offset - 5);
+    REQUIRE(range.ok());
+    CHECK(range.bytes() == std::string_view(text).substr(offset, text.size() - offset - 5));
+    range.release_before(200000);  // the pages wholly before go, and come back when read
+    range.release_before(100);
+    range.release_before(range.bytes().size());
+    CHECK(range.bytes() == std::string_view(text).substr(offset, text.size() - offset - 5));
+    CHECK_FALSE(range.vanished());
+  }
+}
+
+TEST_CASE("a file cut short under a mapped range reads as zeros past its new end, and says so") {
+  oomlens::testing::TempTree tree;
+  const std::string text = numbered_bytes(64 * 4096);
+  tree.file("moving.log", text);
+  Fd file(tree.path("moving.log"), O_RDWR);
+  const MappedRange range(file.fd, 100, text.size() - 100);
+  REQUIRE(range.ok());
+  CHECK(range.bytes().substr(0, 5000) == std::string_view(text).substr(100, 5000));  // pages now mapped
+  REQUIRE(::ftruncate(file.fd, 10 * 4096 + 17) == 0);
+  // Every byte read, without a SIGBUS: the file's own up to its last page,
+  // zeros after it (the kernel zero-fills the last page past the end).
+  std::size_t zeros_from = range.bytes().size();
+  while (zeros_from > 0 && range.bytes()[zeros_from - 1] == '\0') --zeros_from;
+  CHECK(zeros_from == 10 * 4096 + 17 - 100);
+  CHECK(range.bytes().substr(0, zeros_from) == std::string_view(text).substr(100, zeros_from));
+  CHECK(range.vanished());
+
+  // Another range of another file is not touched by it.
+  tree.file("still.log", text);
+  Fd still(tree.path("still.log"));
+  const MappedRange other(still.fd, 0, text.size());
+  CHECK(other.bytes() == text);
+  CHECK_FALSE(other.vanished());
+}
+
+TEST_CASE("a SIGBUS outside every mapped range still ends the process") {
+  oomlens::testing::TempTree tree;
+  const std::string text = numbered_bytes(16 * 4096);
+  tree.file("a.log", text);
+  tree.file("b.log", text);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::alarm(20);  // a handler that swallowed the fault would spin on it
+    Fd a(tree.path("a.log"));
+    const MappedRange guarded(a.fd, 0, text.size());  // installs the handler
+    Fd b(tree.path("b.log"), O_RDWR);
+    void* raw = ::mmap(nullptr, text.size(), PROT_READ, MAP_PRIVATE, b.fd, 0);
+    if (raw == MAP_FAILED || ::ftruncate(b.fd, 0) != 0) ::_exit(3);
+    volatile char c = static_cast<const char*>(raw)[8 * 4096];
+    (void)c;
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's handler was there first: it reports the fault and exits.
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3));
+#else
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGBUS);
+#endif
+}
