@@ -82,7 +82,7 @@ struct Half {
     // The half's bytes, and the line after `until` if it is near: a longer
     // line is left to the one-pass reader, which reads it in bounded pieces.
     const std::uint64_t reach = until < size ? std::min(size, until + kLineSearch) : size;
-    const MappedRange mapped(fd, begin, reach - begin);
+    MappedRange mapped(fd, begin, reach - begin);
     if (!mapped.ok()) return;
     std::string_view input = mapped.bytes();
     if (until < size) {

@@ -91,6 +91,7 @@ MappedRange::MappedRange(int fd, std::uint64_t offset, std::uint64_t length) {
     mapping_ = nullptr;
     return;
   }
+  ::madvise(mapping_, mapped_, MADV_SEQUENTIAL);
   bytes_ = mapping_ + (offset - start);
   length_ = length;
 }
@@ -104,7 +105,7 @@ MappedRange::~MappedRange() {
   slot.taken.store(false, std::memory_order_release);
 }
 
-void MappedRange::release_before(std::uint64_t end) const {
+void MappedRange::release_before(std::uint64_t end) {
   if (!mapping_) return;
   const auto skew = static_cast<std::uint64_t>(bytes_ - mapping_);
   const std::uint64_t to = std::min(mapped_, (skew + end) / g_page * g_page);

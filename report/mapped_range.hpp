@@ -17,7 +17,8 @@ namespace oomlens::report {
 class MappedRange {
  public:
   // Maps `length` bytes of `fd` from `offset` (any offset: the mapping starts
-  // at the page below it). `ok()` is false when the system refused.
+  // at the page below it), to be read front to back (the kernel reads ahead).
+  // `ok()` is false when the system refused.
   MappedRange(int fd, std::uint64_t offset, std::uint64_t length);
   ~MappedRange();
   MappedRange(const MappedRange&) = delete;
@@ -29,7 +30,7 @@ class MappedRange {
   // Drops the pages wholly before `end` (an offset into bytes()) from memory:
   // they count in the process's memory until then. Read again, they come
   // back from the page cache.
-  void release_before(std::uint64_t end) const;
+  void release_before(std::uint64_t end);
   // A page of the range was gone when read (the file shrank): what was read
   // from there on is zeros, not the file.
   bool vanished() const;
@@ -40,7 +41,7 @@ class MappedRange {
   const char* bytes_ = nullptr;
   std::uint64_t length_ = 0;
   int slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
-  mutable std::uint64_t released_ = 0;  // the mapping's pages before this are released
+  std::uint64_t released_ = 0;  // the mapping's pages before this are released
 };
 
 }  // namespace oomlens::report

@@ -63,20 +63,21 @@ Result read_whole(OpenFile& file) {
   return parse_encoded(bytes);
 }
 
-Result read_mapped(OpenFile& file) {
-  const MappedRange mapped(file.fd(), 0, file.size());
-  if (!mapped.ok()) return read_whole(file);
+// A mapped snapshot's bytes, parsed.
+Result parse_mapped(MappedRange& mapped) {
   const std::string_view bytes = mapped.bytes();
-  Result result = unreadable("");
-  if (detect_encoding(bytes.substr(0, 64)) != SnapshotEncoding::pickle) {
-    result = parse_encoded(bytes);
-  } else {
-    snap::ReadOptions options = read_options();
-    // The reader copies what it keeps, so the bytes behind it are never
-    // read again: drop those pages from this process.
-    options.progress = [&](std::size_t consumed) { mapped.release_before(consumed); };
-    result = parsed(snap::parse_snapshot(bytes, options));
-  }
+  if (detect_encoding(bytes.substr(0, 64)) != SnapshotEncoding::pickle) return parse_encoded(bytes);
+  snap::ReadOptions options = read_options();
+  // The reader copies what it keeps, so the bytes behind it are never
+  // read again: drop those pages from this process.
+  options.progress = [&](std::size_t consumed) { mapped.release_before(consumed); };
+  return parsed(snap::parse_snapshot(bytes, options));
+}
+
+Result read_mapped(OpenFile& file) {
+  MappedRange mapped(file.fd(), 0, file.size());
+  if (!mapped.ok()) return read_whole(file);
+  Result result = parse_mapped(mapped);
   // Cut short while read: what was parsed after the cut was zeros, not the file.
   if (mapped.vanished()) return unreadable("the file was cut short while it was read");
   return result;

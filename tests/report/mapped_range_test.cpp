@@ -49,7 +49,7 @@ TEST_CASE("a mapped range holds the file's bytes from any offset, also after it 
   Fd file(tree.path("a.log"));
   for (std::uint64_t offset : {0ull, 1ull, 4095ull, 4096ull, 70001ull}) {
     INFO("offset " << offset);
-    const MappedRange range(file.fd, offset, text.size() - offset - 5);
+    MappedRange range(file.fd, offset, text.size() - offset - 5);
     REQUIRE(range.ok());
     CHECK(range.bytes() == std::string_view(text).substr(offset, text.size() - offset - 5));
     range.release_before(200000);  // the pages wholly before go, and come back when read
