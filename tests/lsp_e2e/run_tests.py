@@ -1082,7 +1082,7 @@ def pull_superseded_by_a_settings_change_is_answered_by_the_new_analysis(ctx: Ct
     s = ctx.started(pull=True)
     _, text = ctx.log("pytorch26_fragmentation.log")
     uri = "file:///w/big.log"
-    big = ("step 1/10 loss 0.5\n" * 2_000_000) + text  # long enough to be still analysing when the pull arrives
+    big = slow_text(8.0) + text  # still being analysed when the pull and the settings change arrive
     open_doc(s, uri, big)
     rid = s.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
     s.notify("workspace/didChangeConfiguration", {"settings": {"oomlens": {"allocatorOption": "max_split_size_mb:256"}}})
