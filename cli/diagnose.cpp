@@ -86,7 +86,8 @@ int diagnose(const CLI::App& command, Options o) {
         cannot_read(file.path, read.error);
         continue;
       }
-      files.push_back({file.path, read.log->bytes, read.log->lines, read.log->capped, job.ranks[n]});
+      files.push_back(
+          {file.path, read.log->bytes, read.log->lines, read.log->capped, job.ranks[n], read.log->ooms_not_analysed});
       parts.push_back({std::move(*read.log), file.path, job.ranks[n]});
     }
     if (parts.empty()) continue;

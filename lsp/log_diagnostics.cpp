@@ -155,7 +155,7 @@ bool incident_covers(const DocumentAnalysis& a, const analyzer::Incident& inc, s
   };
   if (within(inc.primary.file, inc.primary.line, inc.primary.end_line)) return true;
   if (std::any_of(inc.echoes.begin(), inc.echoes.end(),
-                  [&](const analyzer::OomEvent& e) { return within(e.file, e.line, e.end_line); }))
+                  [&](const analyzer::EchoPlace& e) { return within(e.file, e.line, e.end_line); }))
     return true;
   // Read elsewhere: the line its diagnostic here is anchored on.
   auto here = inc.primary.file == a.file ? std::nullopt : anchor_of(inc, a.file);

@@ -159,6 +159,7 @@ json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& 
                         {"incidents", file.report.incidents.size()},
                         {"findings", file.report.findings.size()},
                         {"capped", file.report.capped},
+                        {"ooms_not_analysed", file.report.ooms_not_analysed},
                         {"job", job},
                         {"rank", nullptr}});
       continue;
@@ -180,6 +181,7 @@ json report_json(const std::vector<FileReport>& files, const ReportJsonOptions& 
                         {"incidents", n_incidents},
                         {"findings", n_findings},
                         {"capped", in.capped},
+                        {"ooms_not_analysed", in.ooms_not_analysed},
                         {"job", job},
                         {"rank", optional_int(in.rank)}});
     }

@@ -21,6 +21,7 @@ struct InputFile {
   std::uint64_t lines = 0;
   bool capped = false;
   std::optional<int> rank;  // the rank its path names
+  std::uint64_t ooms_not_analysed = 0;
 };
 
 struct FileReport {

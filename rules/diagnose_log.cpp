@@ -133,6 +133,7 @@ LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options) 
   report.bytes = analysis.bytes;
   report.lines = analysis.lines;
   report.capped = analysis.findings_capped;
+  report.ooms_not_analysed = analysis.ooms_not_analysed;
   for (auto& inc : analysis.incidents) {
     for (const auto& rule : incident_rules()) {
       if (rule.cls != inc.verdict.cls) continue;

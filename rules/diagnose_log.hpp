@@ -17,6 +17,7 @@ struct LogReport {
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
   bool capped = false;
+  std::uint64_t ooms_not_analysed = 0;  // analyzer::Analysis::ooms_not_analysed
 };
 
 // Choices a user can make about the fixes proposed (LSP settings).

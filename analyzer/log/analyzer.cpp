@@ -18,8 +18,7 @@
 namespace oomlens::analyzer {
 namespace {
 
-// Bounds on what a hostile log can make us keep.
-constexpr std::size_t kMaxEvents = 100000;
+// Bounds on what a hostile log can make us keep (events: AnalyzerOptions::max_events).
 constexpr std::size_t kMaxFindings = 10000;  // distinct causes: repeats are counted, not kept
 
 const LiteralScanner& anchor_scanner() {
@@ -102,6 +101,7 @@ struct LogAnalyzer::State {
     std::vector<OomEvent> events;
     FindingGroups findings;
     bool capped = false;
+    std::uint64_t ooms_not_analysed = 0;
   };
 
   const AnalyzerOptions options;
@@ -188,9 +188,10 @@ struct LogAnalyzer::State {
     inherit_times(work.region, work.parsed->ooms);
     for (auto& e : work.parsed->ooms) {
       Segment& s = segment_of(e.offset);
-      if (events_kept >= kMaxEvents) {
+      if (events_kept >= options.max_events) {
         s.capped = true;
-        break;
+        ++s.ooms_not_analysed;
+        continue;
       }
       s.events.push_back(std::move(e));
       ++events_kept;
@@ -236,6 +237,7 @@ std::vector<ParsedSegment> LogAnalyzer::finish_segments(std::uint64_t* bytes, st
     p.finding_epochs = s.findings.take_epochs();
     p.findings = s.findings.take();
     p.capped = s.capped;
+    p.ooms_not_analysed = s.ooms_not_analysed;
     out.push_back(std::move(p));
   }
   return out;
@@ -255,9 +257,13 @@ ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t byte
     p.events = std::move(segments[0].events);
     p.findings = std::move(segments[0].findings);
     p.capped = segments[0].capped;
+    p.ooms_not_analysed = segments[0].ooms_not_analysed;
     return p;
   }
   FindingGroups findings;
+  std::size_t total = 0;
+  for (const auto& s : segments) total += s.events.size();
+  p.events.reserve(total);
   for (auto& s : segments) {
     const std::size_t before = p.events.size();
     for (std::size_t k = 0; k < s.findings.size(); ++k) {
@@ -265,7 +271,9 @@ ParsedLog merge_segments(std::vector<ParsedSegment> segments, std::uint64_t byte
       if (!findings.add(std::move(s.findings[k]), epoch, std::numeric_limits<std::size_t>::max())) p.capped = true;
     }
     p.events.insert(p.events.end(), std::make_move_iterator(s.events.begin()), std::make_move_iterator(s.events.end()));
+    std::vector<OomEvent>().swap(s.events);  // the moved-from shells' room
     p.capped = p.capped || s.capped;
+    p.ooms_not_analysed += s.ooms_not_analysed;
   }
   p.findings = findings.take();
   return p;
@@ -295,6 +303,7 @@ Analysis analysis_of(ParsedLog p) {
   a.findings = std::move(p.findings);
   a.incidents = group_incidents(std::move(p.events), a.findings);
   a.findings_capped = p.capped;
+  a.ooms_not_analysed = p.ooms_not_analysed;
   return a;
 }
 

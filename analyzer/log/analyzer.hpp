@@ -19,6 +19,9 @@ struct Analysis {
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
   bool findings_capped = false;  // a hostile log produced more findings than we keep
+  // GPU OOM messages past AnalyzerOptions::max_events: counted, not analysed
+  // (none of their incidents is reported).
+  std::uint64_t ooms_not_analysed = 0;
 };
 
 // What one input yields before its events are grouped into incidents: the
@@ -29,6 +32,7 @@ struct ParsedLog {
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
   bool capped = false;
+  std::uint64_t ooms_not_analysed = 0;  // as Analysis::ooms_not_analysed
 };
 
 struct AnalyzerOptions {
@@ -41,6 +45,10 @@ struct AnalyzerOptions {
   // line's offset, and findings grouped within their segment, so that a
   // segment's results can be replaced alone (analyzer/log/segmented_log.hpp).
   std::vector<std::uint64_t> segment_starts;
+  // OOM messages kept for grouping, at most (each costs about 2 KiB until the
+  // report is made); those past it are counted in ooms_not_analysed. A log
+  // read in halves has this many a half.
+  std::size_t max_events = 100000;
 };
 
 // One segment's results: events in log order, findings grouped within the
@@ -50,6 +58,7 @@ struct ParsedSegment {
   std::vector<LogFinding> findings;
   std::vector<std::size_t> finding_epochs;
   bool capped = false;
+  std::uint64_t ooms_not_analysed = 0;
 };
 
 // The segments' results as one input's: events concatenated, groups of one

@@ -1,6 +1,7 @@
 #include "analyzer/log/incident.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -42,19 +43,22 @@ namespace {
 struct Tagged {
   OomEvent e;
   std::optional<RankSource> from;
-  std::string sig;
+  std::uint64_t sig = 0;  // signature(e)
   Verdict verdict;
 };
 
 using Members = std::vector<std::size_t>;  // indexes into the tagged events, in (file, line) order
 
 // The part of a message that identifies one failure: the text without the
-// exception prefix and whitespace differences.
-std::string signature(const OomEvent& e) {
-  std::string s;
+// exception prefix and whitespace differences. Kept as a 64-bit hash, not as
+// text: a log can hold 100 000 messages, and a copy of each cost as much
+// memory as the events themselves. Two different messages sharing a hash
+// (odds under one in a billion over 100 000 messages) would read as echoes.
+std::uint64_t signature(const OomEvent& e) {
+  std::string s = fmt::format("{}|", static_cast<int>(e.family));
   for (char c : e.message)
     if (c != ' ' && c != '\t') s.push_back(c);
-  return fmt::format("{}|{}", static_cast<int>(e.family), s);
+  return std::hash<std::string>{}(s);
 }
 
 bool comparable(const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {
@@ -111,7 +115,7 @@ bool summary_beside(const OomEvent& e, const OomEvent& last) {
 // kept at hand (a hostile log can put 100 000 events in one cluster).
 struct Cluster {
   Members m;
-  std::unordered_set<std::string_view> sigs;  // views of Tagged::sig: `all` is not resized while clusters live
+  std::unordered_set<std::uint64_t> sigs;
   std::set<int> ranks;
 
   void add(const std::vector<Tagged>& all, std::size_t i) {
@@ -252,8 +256,11 @@ class Finisher {
     inc.verdict = verdict_of(pick);
     inc.primary = all_[pick].e;
     inc.echoes.clear();
-    for (std::size_t i : m)
-      if (i != pick) inc.echoes.push_back(all_[i].e);
+    for (std::size_t i : m) {
+      if (i == pick) continue;
+      const OomEvent& e = all_[i].e;
+      inc.echoes.push_back({e.file, e.line, e.end_line, e.rank});
+    }
 
     std::set<int> oom;
     for (std::size_t i : m)
@@ -273,10 +280,11 @@ class Finisher {
     // first echo that has one.
     inc.location = user_frame(inc.primary.traceback);
     inc.entry = entry_frame(inc.primary.traceback);
-    for (const auto& e : inc.echoes) {
+    for (std::size_t i : m) {
       if (inc.location) break;
-      inc.location = user_frame(e.traceback);
-      inc.entry = entry_frame(e.traceback);
+      if (i == pick) continue;
+      inc.location = user_frame(all_[i].e.traceback);
+      inc.entry = entry_frame(all_[i].e.traceback);
     }
   }
 
@@ -295,7 +303,7 @@ class Finisher {
   // to the rank whose message they repeat; with no rank anywhere, the
   // launcher's summary may name the one that failed.
   void attribute_unranked(Incident& inc, const Members& m) {
-    std::unordered_map<std::string_view, std::size_t> ranked;  // signature -> its first ranked message
+    std::unordered_map<std::uint64_t, std::size_t> ranked;  // signature -> its first ranked message
     for (std::size_t i : m)
       if (all_[i].e.rank) ranked.emplace(all_[i].sig, i);
     for (std::size_t i : m) {
@@ -309,7 +317,7 @@ class Finisher {
     bool any_rank = std::any_of(m.begin(), m.end(), [&](std::size_t i) { return all_[i].e.rank.has_value(); });
     if (any_rank) return;
     if (std::optional<int> named = word_.root_cause ? word_.root_cause : word_.failed_worker) {
-      const std::string& sig = all_[m.front()].sig;
+      const std::uint64_t sig = all_[m.front()].sig;
       for (std::size_t i : m)
         if (all_[i].sig == sig) {
           all_[i].e.rank = named;
@@ -676,6 +684,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
     t.e = std::move(e);
     all.push_back(std::move(t));
   }
+  std::vector<OomEvent>().swap(events);  // the moved-from shells' room, through the grouping
   for (auto& f : findings)
     if (!f.rank) f.rank = path_rank(f.file);
   std::stable_sort(all.begin(), all.end(), [](const Tagged& a, const Tagged& b) {
@@ -810,7 +819,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       bool named_any = false;
       std::string lines;
       for (std::size_t i = 0; i < inc.echoes.size() && i < 8; ++i) {
-        const OomEvent& e = inc.echoes[i];
+        const EchoPlace& e = inc.echoes[i];
         bool named = inputs.size() > 1 && e.file < inputs.size() && !inputs[e.file].name.empty();
         named_any = named_any || named;
         lines += fmt::format("{}{}", i ? ", " : "", named ? fmt::format("{}:{}", inputs[e.file].name, e.line)

@@ -48,13 +48,24 @@ struct RankFailure {
   MemoryNumbers numbers;
 };
 
+// Where an incident's failure was printed again: what the report, the
+// related places and the editor's anchors need of an echo. A loop that
+// catches OOMs and goes on can print 100 000 of them; keeping each one's
+// whole message, numbers and traceback cost kilobytes an echo.
+struct EchoPlace {
+  std::uint32_t file = 0;  // OomEvent::file
+  std::uint64_t line = 0;
+  std::uint64_t end_line = 0;
+  std::optional<int> rank;
+};
+
 struct Incident {
   // The message the verdict comes from: the first failing rank's fullest one
   // when it carries numbers, else the fullest message of another rank that
   // does (a bare "CUDA error: out of memory" has none). first_failing_rank
   // stays the rank that failed first either way.
   OomEvent primary;
-  std::vector<OomEvent> echoes;  // the same failure printed again, or other ranks' OOMs at the same moment
+  std::vector<EchoPlace> echoes;  // the same failure printed again, or other ranks' OOMs at the same moment
   Verdict verdict;
   std::optional<int> first_failing_rank;
   std::optional<RankSource> first_failing_source;

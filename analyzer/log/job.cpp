@@ -141,12 +141,18 @@ Analysis analyze_job(std::vector<JobInput> inputs) {
   std::vector<LogFinding> findings;
   std::vector<InputInfo> info;
   const bool several = inputs.size() > 1;
+  std::size_t total = 0;
+  for (const auto& in : inputs) total += in.log.events.size();
+  events.reserve(total);
   for (std::uint32_t k = 0; k < inputs.size(); ++k) {
     auto& in = inputs[k];
     for (auto& e : in.log.events) {
       e.file = k;
       events.push_back(std::move(e));
     }
+    // The moved-from events still hold their room: a log of 100 000 OOMs
+    // would keep tens of MiB of empty shells through the grouping.
+    std::vector<OomEvent>().swap(in.log.events);
     for (auto& f : in.log.findings) {
       f.file = k;
       findings.push_back(std::move(f));
@@ -154,6 +160,7 @@ Analysis analyze_job(std::vector<JobInput> inputs) {
     a.bytes += in.log.bytes;
     a.lines += in.log.lines;
     a.findings_capped = a.findings_capped || in.log.capped;
+    a.ooms_not_analysed += in.log.ooms_not_analysed;
     info.push_back({several ? in.name : std::string(), in.rank});
   }
   a.incidents = group_incidents(std::move(events), findings, {}, info);
