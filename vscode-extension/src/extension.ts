@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import { State, type LanguageClient, type Middleware } from "vscode-languageclient/node";
 import { findBinary } from "./binary";
 import { createClient, LOG_SELECTOR } from "./client";
-import { RestartBudget } from "./restartBudget";
+import { RestartBudget, withTimeout } from "./restartBudget";
 import { CLIENT_COMMANDS, registerCommands } from "./commands";
 import type { DiagnoseResult, Incident, ScriptFix, SnapshotResult } from "./contract";
 import { markdownPage, ReportPanel, showStaticPanel, withStrictCsp } from "./panels";
@@ -18,6 +18,10 @@ import { SERVER_COMMANDS, ServerApi, UnsupportedCommandError } from "./serverApi
 import { commandWithBinary, readTerminalSelection, runInTerminal } from "./terminals";
 import { TerminalWatcher } from "./terminalWatcher";
 import { TestState } from "./testState";
+
+// How long the server may take to answer "initialize" (it takes milliseconds)
+// before the user is told it did not start.
+const START_TIMEOUT_MS = 20_000;
 
 function isExecutable(file: string): boolean {
   try {
@@ -126,7 +130,7 @@ export class OomlensExtension implements vscode.Disposable {
       onGaveUp: (message) => void this.showSetupError(message),
     });
     try {
-      await this.client.start();
+      await withTimeout(this.client.start(), START_TIMEOUT_MS, `no answer to "initialize" within ${START_TIMEOUT_MS / 1000} s`);
       this.testState.event(`server-started:${(this.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []).join(",")}`);
     } catch (err) {
       const message = `The oomlens server (${binary}) did not start (${err instanceof Error ? err.message : String(err)}); what it printed is in the oomlens output. Check the "oomlens.path" setting, then run "oomlens: Restart Server".`;

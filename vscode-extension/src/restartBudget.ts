@@ -53,3 +53,16 @@ export function boundedErrorHandler(o: BoundedErrorHandlerOptions) {
     },
   };
 }
+
+/**
+ * `promise`, or a rejection with `message` once `ms` pass first. A server that
+ * dies at once can leave the client's start pending (the close raced the
+ * initialize request): the user is then told, instead of seeing nothing.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

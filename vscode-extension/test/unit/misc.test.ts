@@ -1,7 +1,7 @@
 // Restart bounds and selection diagnostics.
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { boundedErrorHandler, CloseAction, ErrorAction, RestartBudget } from "../../src/restartBudget";
+import { boundedErrorHandler, CloseAction, ErrorAction, RestartBudget, withTimeout } from "../../src/restartBudget";
 import { selectionDiagnostics } from "../../src/selectionDiagnostics";
 import { commonSuffixLength } from "../../src/scripts";
 import { commandWithBinary, terminalNameFor } from "../../src/terminals";
@@ -13,6 +13,14 @@ describe("restart budget", () => {
     assert.equal(b.allow(181_000), true, "the first restart left the window");
     b.reset();
     assert.equal(b.allow(181_001), true);
+  });
+});
+
+describe("start timeout", () => {
+  it("passes a start that settles in time through, and rejects one that does not with the message", async () => {
+    assert.equal(await withTimeout(Promise.resolve(7), 1000, "late"), 7);
+    await assert.rejects(withTimeout(Promise.reject(new Error("EPIPE")), 1000, "late"), /EPIPE/);
+    await assert.rejects(withTimeout(new Promise<never>(() => undefined), 20, "no answer within 0.02 s"), /no answer within 0\.02 s/);
   });
 });
 
