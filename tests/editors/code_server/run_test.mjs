@@ -638,10 +638,11 @@ try {
   const crashToast = page.locator(".notifications-toasts .notification-toast", { hasText: "oomlens.path" }).first();
   let crashShown = await crashToast.waitFor({ timeout: 45000 }).then(() => true, () => false);
   if (!crashShown) {
-    // A clean-clone run once saw no message at all in 45 s, and no event
-    // from the extension: it had not started yet (onStartupFinished comes
-    // late on a busy machine). Opening the log is the other way it starts,
-    // as a user's next step would be.
+    // A clean-clone run once saw no message at all in 45 s: the extension
+    // had started (its state file was rewritten) but the client's start was
+    // left pending. The extension now says so after 20 s; should it start
+    // late instead, opening the log is its other trigger, as a user's next
+    // step would be.
     log(`no message naming oomlens.path within 45 s (extension events: ${readState().events.join(", ") || "none"}); opening ${logName}`);
     await openFile(logName).catch((err) => log(`opening ${logName} failed: ${err instanceof Error ? err.message : String(err)}`));
     crashShown = await crashToast.waitFor({ timeout: 45000 }).then(() => true, () => false);
