@@ -612,6 +612,39 @@ bool within(const LogFinding& f, const Shape& s, std::uint64_t max_lines, std::i
   return last;
 }
 
+// A program that catches the error and goes on (a retry loop, a skipped
+// batch, a batch-size search) prints the same failure again and again as it
+// runs: many messages of one process, spread over more lines than one
+// failure of a whole job spans. The echoes of a single failure (chained
+// exceptions, launcher summaries, other ranks) are a few per process, close
+// together. The run of the process that repeats most, when one does.
+struct RecurringRun {
+  std::uint32_t file = 0;
+  std::optional<int> rank;
+  std::uint64_t first_line = 0, last_line = 0;
+  std::size_t messages = 0;
+};
+constexpr std::size_t kRecurringMessages = 5;
+std::optional<RecurringRun> recurring_run(const Incident& inc, const IncidentLimits& limits) {
+  std::map<std::pair<std::uint32_t, std::optional<int>>, RecurringRun> runs;
+  auto add = [&](std::uint32_t file, std::optional<int> rank, std::uint64_t line) {
+    RecurringRun& r = runs[{file, rank}];
+    if (r.messages == 0 || line < r.first_line) r.first_line = line;
+    r.last_line = std::max(r.last_line, line);
+    r.file = file;
+    r.rank = rank;
+    ++r.messages;
+  };
+  add(inc.primary.file, inc.primary.rank, inc.primary.line);
+  for (const auto& e : inc.echoes) add(e.file, e.rank, e.line);
+  std::optional<RecurringRun> most;
+  for (const auto& [stream, r] : runs)
+    if (r.messages >= kRecurringMessages && r.last_line - r.first_line > limits.multirank_max_lines &&
+        (!most || r.messages > most->messages))
+      most = r;
+  return most;
+}
+
 // torch.cuda._use_uvm's "[_use_uvm] FAILED to allocate ... You can ignore
 // free-memory numbers reported by PyTorch": after it, the message's free and
 // total figures describe the device, not the unified memory that failed.
@@ -827,9 +860,21 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       }
       if (inc.echoes.size() > 8) lines += ", ...";
       std::string at = named_any ? "at" : inc.echoes.size() == 1 ? "line" : "lines";
-      inc.notes.push_back(fmt::format("The same failure is reported {} more time{} ({} {}): other ranks, chained "
-                                      "exceptions, launcher summaries or a library's own messages. It is one incident.",
-                                      inc.echoes.size(), inc.echoes.size() == 1 ? "" : "s", at, lines));
+      std::string said = fmt::format("The same failure is reported {} more time{} ({} {})", inc.echoes.size(),
+                                     inc.echoes.size() == 1 ? "" : "s", at, lines);
+      if (auto run = recurring_run(inc, limits))
+        inc.notes.push_back(fmt::format(
+            "{}, the last at line {}. It recurs through the run: {} ran out of memory {} times in {} lines{}, the "
+            "program catching the error each time and going on (a retry, a skipped batch, a batch-size search). It "
+            "is one incident, classified from the message at line {}.",
+            said, run->last_line, run->rank ? fmt::format("rank {}", *run->rank) : std::string("the process"),
+            run->messages, run->last_line - run->first_line + 1,
+            named_any ? fmt::format(" of {}", inputs[run->file].name) : std::string(),
+            inc.primary.line));
+      else
+        inc.notes.push_back(fmt::format("{}: other ranks, chained exceptions, launcher summaries or a library's own "
+                                        "messages. It is one incident.",
+                                        said));
     }
   }
   findings = merge_across_failures(std::move(rest));
