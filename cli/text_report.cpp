@@ -5,6 +5,7 @@
 #include "analyzer/size.hpp"
 #include "cli/report.hpp"
 #include "rules/breakdown.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::cli {
 namespace {
@@ -182,17 +183,11 @@ void render_text(std::ostream& out, const std::vector<FileReport>& files, const 
       render_headline(out, file, f, paint);
       out << "\n";
     }
-    if (rep.ooms_not_analysed > 0) {
-      // Past the analyzer's bound the messages are only counted: say so,
-      // rather than present the incidents above as all there is.
-      std::uint64_t analysed = 0;
-      for (const auto& item : rep.incidents) analysed += 1 + item.incident().echoes.size();
-      out << fmt::format("{}: {}: {} more GPU out-of-memory messages were counted but not analysed: oomlens keeps "
-                         "{} of a log's messages, to bound its memory, and incidents among the rest are not in this "
-                         "report.\n\n",
-                         file.path == "-" ? "standard input" : file.path, paint("33", "warning"), rep.ooms_not_analysed,
-                         analysed);
-    }
+    // Past the analyzer's bound the messages are only counted: say so,
+    // rather than present the incidents above as all there is.
+    if (std::string note = rules::not_analysed_note(rep); !note.empty())
+      out << fmt::format("{}: {}: {}\n\n", file.path == "-" ? "standard input" : file.path, paint("33", "warning"),
+                         note);
     incidents += rep.incidents.size();
     findings += rep.findings.size();
   }

@@ -6,6 +6,7 @@
 
 #include "lsp/action_support.hpp"
 #include "lsp/local_files.hpp"
+#include "rules/diagnose_log.hpp"
 
 namespace oomlens::lsp {
 namespace {
@@ -146,6 +147,16 @@ std::vector<Diagnostic> log_diagnostics(const DocumentAnalysis& a, const OtherFi
     if (auto d = incident_diagnostic(a, i, places)) out.push_back(std::move(*d));
   for (std::size_t i = 0; i < a.report.findings.size(); ++i)
     if (auto d = finding_diagnostic(a, i, places)) out.push_back(std::move(*d));
+  // More OOM messages than the analyzer keeps: the diagnostics above are not
+  // all there is. Said on the first line, as a note about the whole file.
+  if (std::string note = rules::not_analysed_note(a.report); !note.empty()) {
+    Diagnostic d;
+    d.severity = lsp_severity(rules::Severity::warning);
+    d.message = std::move(note);
+    d.data.ref = "not-analysed";
+    d.data.version = a.doc->version;
+    out.push_back(std::move(d));
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/diagnose_log.hpp"
 #include "rules/rule.hpp"
 
 namespace oomlens::report {
@@ -164,7 +165,21 @@ json logs_sarif(const std::vector<FileReport>& files) {
         const std::string& path = file.path_of(d.location.file);
         results.push_back({&d, path == "-" ? "stdin" : path, std::nullopt});
       }
-  return sarif_json(results, false);
+  json out = sarif_json(results, false);
+  // A log with more OOM messages than the analyzer keeps: the results are
+  // not all there is, which SARIF says as a notification of the run.
+  json notes = json::array();
+  for (const auto& file : files)
+    if (std::string note = rules::not_analysed_note(file.report); !note.empty())
+      notes.push_back({{"level", "warning"},
+                       {"message", {{"text", note}}},
+                       {"locations",
+                        json::array({{{"physicalLocation",
+                                       {{"artifactLocation", {{"uri", file.path == "-" ? "stdin" : file.path}}}}}}})}});
+  if (!notes.empty())
+    out["runs"][0]["invocations"] =
+        json::array({{{"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notes)}}});
+  return out;
 }
 
 }  // namespace oomlens::report

@@ -128,6 +128,15 @@ Diagnosis diagnosis_of(const RuleInfo& info, Severity severity) {
 
 }  // namespace
 
+std::string not_analysed_note(const LogReport& report) {
+  if (report.ooms_not_analysed == 0) return {};
+  std::uint64_t analysed = 0;
+  for (const auto& item : report.incidents) analysed += 1 + item.incident().echoes.size();
+  return fmt::format("{} more GPU out-of-memory messages were counted but not analysed: oomlens keeps {} of a log's "
+                     "messages, to bound its memory, and incidents among the rest are not in this report.",
+                     report.ooms_not_analysed, analysed);
+}
+
 LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options) {
   LogReport report;
   report.bytes = analysis.bytes;

@@ -29,6 +29,11 @@ struct RuleOptions {
 // Runs every log rule over an analysis.
 LogReport diagnose_log(analyzer::Analysis analysis, const RuleOptions& options = {});
 
+// What a report whose log held more OOM messages than the analyzer keeps
+// must say, wherever it is shown (text, SARIF, the editor): its incidents
+// are not all there is. Empty when every message was analysed.
+std::string not_analysed_note(const LogReport& report);
+
 // The named figures of a message (requested_bytes, total_bytes, ...): those
 // the log gives, in a fixed order.
 std::vector<Evidence> memory_evidence(const analyzer::MemoryNumbers& numbers);

@@ -9,6 +9,7 @@
 #include "analyzer/log/analyzer.hpp"
 #include "cli/report.hpp"
 #include "rules/diagnose_log.hpp"
+#include "tests/repeated_oom_log.hpp"
 
 using namespace oomlens;
 
@@ -29,12 +30,7 @@ std::string text_of(const std::string& log, std::size_t max_events) {
 }  // namespace
 
 TEST_CASE("the text output warns when OOM messages were counted but not analysed") {
-  std::string log;
-  for (int i = 0; i < 9; ++i)
-    log += "step " + std::to_string(i) + "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate " +
-           std::to_string(1 + i) + ".00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 10.00 MiB is free. "
-           "Of the allocated memory 70.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but "
-           "unallocated.\n";
+  const std::string log = testing::repeated_oom_log(9);
   const std::string warning =
       "train.log: warning: 5 more GPU out-of-memory messages were counted but not analysed: oomlens keeps 4 of a "
       "log's messages, to bound its memory, and incidents among the rest are not in this report.";
