@@ -869,7 +869,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
             "is one incident, classified from the message at line {}.",
             said, run->last_line, run->rank ? fmt::format("rank {}", *run->rank) : std::string("the process"),
             run->messages, run->last_line - run->first_line + 1,
-            named_any ? fmt::format(" of {}", inputs[run->file].name) : std::string(),
+            named_any && run->file < inputs.size() ? fmt::format(" of {}", inputs[run->file].name) : std::string(),
             inc.primary.line));
       else
         inc.notes.push_back(fmt::format("{}: other ranks, chained exceptions, launcher summaries or a library's own "
