@@ -614,10 +614,16 @@ bool within(const LogFinding& f, const Shape& s, std::uint64_t max_lines, std::i
 
 // A program that catches the error and goes on (a retry loop, a skipped
 // batch, a batch-size search) prints the same failure again and again as it
-// runs: many messages of one process, spread over more lines than one
-// failure of a whole job spans. The echoes of a single failure (chained
-// exceptions, launcher summaries, other ranks) are a few per process, close
-// together. The run of the process that repeats most, when one does.
+// runs: many messages of one process, far apart. The echoes of a single
+// failure (chained exceptions, launcher summaries, other ranks) are a few
+// per process, close together. Told apart per process (file and rank):
+//  - five messages at least;
+//  - one device: messages naming different GPUs are several processes
+//    sharing one stream, the ranks of a job failing together;
+//  - far apart: over more than multirank_max_ms when every message is
+//    timed, else over more lines than an echo's reach (echo_max_lines), which
+//    the burst of a large job's ranks, tracebacks and all, does not span.
+// The run of the process that repeats most, when one does.
 struct RecurringRun {
   std::uint32_t file = 0;
   std::optional<int> rank;
@@ -625,23 +631,40 @@ struct RecurringRun {
   std::size_t messages = 0;
 };
 constexpr std::size_t kRecurringMessages = 5;
-std::optional<RecurringRun> recurring_run(const Incident& inc, const IncidentLimits& limits) {
-  std::map<std::pair<std::uint32_t, std::optional<int>>, RecurringRun> runs;
-  auto add = [&](std::uint32_t file, std::optional<int> rank, std::uint64_t line) {
-    RecurringRun& r = runs[{file, rank}];
-    if (r.messages == 0 || line < r.first_line) r.first_line = line;
-    r.last_line = std::max(r.last_line, line);
-    r.file = file;
-    r.rank = rank;
-    ++r.messages;
+
+std::optional<RecurringRun> recurring_run(const std::vector<Tagged>& all, const Members& m,
+                                          const IncidentLimits& limits) {
+  struct Stream {
+    RecurringRun run;
+    std::set<int> gpus;
+    std::optional<std::int64_t> first_ms, last_ms;
+    bool timed = true;
   };
-  add(inc.primary.file, inc.primary.rank, inc.primary.line);
-  for (const auto& e : inc.echoes) add(e.file, e.rank, e.line);
+  std::map<std::pair<std::uint32_t, std::optional<int>>, Stream> streams;
+  for (std::size_t i : m) {
+    const OomEvent& e = all[i].e;
+    Stream& s = streams[{e.file, e.rank}];
+    RecurringRun& r = s.run;
+    if (r.messages == 0 || e.line < r.first_line) r.first_line = e.line;
+    r.last_line = std::max(r.last_line, e.line);
+    r.file = e.file;
+    r.rank = e.rank;
+    ++r.messages;
+    if (e.gpu) s.gpus.insert(*e.gpu);
+    if (!e.time_ms || (s.first_ms && !same_clock(*e.time_ms, *s.first_ms))) {
+      s.timed = false;
+    } else {
+      s.first_ms = s.first_ms ? std::min(*s.first_ms, *e.time_ms) : *e.time_ms;
+      s.last_ms = s.last_ms ? std::max(*s.last_ms, *e.time_ms) : *e.time_ms;
+    }
+  }
   std::optional<RecurringRun> most;
-  for (const auto& [stream, r] : runs)
-    if (r.messages >= kRecurringMessages && r.last_line - r.first_line > limits.multirank_max_lines &&
-        (!most || r.messages > most->messages))
-      most = r;
+  for (const auto& [key, s] : streams) {
+    if (s.run.messages < kRecurringMessages || s.gpus.size() > 1) continue;
+    const bool far_apart = s.timed ? *s.last_ms - *s.first_ms > limits.multirank_max_ms
+                                   : s.run.last_line - s.run.first_line > limits.echo_max_lines;
+    if (far_apart && (!most || s.run.messages > most->messages)) most = s.run;
+  }
   return most;
 }
 
@@ -841,7 +864,8 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
     note_pressure_before(inc);
   }
 
-  for (auto& inc : incidents) {
+  for (std::size_t k = 0; k < incidents.size(); ++k) {
+    Incident& inc = incidents[k];
     const LogFinding* conf = allocator_conf_setting(inc);
     if (inc.primary.expandable_hint && conf && conf->detail.find("expandable_segments:True") != std::string::npos)
       inc.notes.insert(inc.notes.begin(),
@@ -862,7 +886,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       std::string at = named_any ? "at" : inc.echoes.size() == 1 ? "line" : "lines";
       std::string said = fmt::format("The same failure is reported {} more time{} ({} {})", inc.echoes.size(),
                                      inc.echoes.size() == 1 ? "" : "s", at, lines);
-      if (auto run = recurring_run(inc, limits))
+      if (auto run = recurring_run(all, groups[k], limits))
         inc.notes.push_back(fmt::format(
             "{}, the last at line {}. It recurs through the run: {} ran out of memory {} times in {} lines{}, the "
             "program catching the error each time and going on (a retry, a skipped batch, a batch-size search). It "
