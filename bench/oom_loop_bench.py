@@ -10,12 +10,14 @@ hold 36 to 50 OOMs a GiB; this one holds one every 20-80 lines.
 It writes the log (deterministic for a seed; reused when present), then times
 `oomlens diagnose --format json` and `rg -c 'out of memory|RESOURCE_EXHAUSTED'`
 on the warm file, alternating, and prints medians, the ratio and oomlens's
-peak RSS. It checks that the report accounts for every planted message at
+peak RSS; then the Python peer of the content matrix (bench/python_peer.py,
+the script a user would write), whose goal there is 10x slower than oomlens
+at least. It checks that the report accounts for every planted message at
 grep -n's line (as incident or echo), or counted in `ooms_not_analysed` past
 the analyzer's bound. It reports and never fails on a ratio: it exits non-zero
 only when it cannot measure or a line is wrong.
 
-Usage: bench/oom_loop_bench.py [--size 256M] [--runs 5] [--log PATH]
+Usage: bench/oom_loop_bench.py [--size 256M] [--runs 5] [--peer-runs 1] [--log PATH]
 Environment: OOMLENS (default build/oomlens).
 """
 import argparse
@@ -97,6 +99,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="256M")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--peer-runs", type=int, default=1, help="runs of the Python peer (0: none; it takes seconds)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--log", default=os.path.join(ROOT, "bench/data/oom-loop.log"))
     args = ap.parse_args()
@@ -128,6 +131,9 @@ def main():
         report = out
         times["rg"].append(run(peer)[0])
 
+    python_peer = [sys.executable, os.path.join(ROOT, "bench/python_peer.py"), args.log]
+    times["python"] = [run(python_peer)[0] for _ in range(args.peer_runs)]
+
     doc = json.loads(report)
     found = set()
     for inc in doc["incidents"]:
@@ -138,11 +144,14 @@ def main():
     # Past the analyzer's bound messages are counted, not analysed: those are
     # the missing ones, and the report must say how many.
     not_analysed = sum(f.get("ooms_not_analysed", 0) for f in doc["files"])
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med = {k: statistics.median(v) for k, v in times.items() if v}
     print(f"log: {args.log} ({os.path.getsize(args.log) / (1 << 20):.0f} MiB, {len(planted)} OOMs)")
     print(f"oomlens diagnose --format json: median {med['oomlens'] * 1000:.1f} ms, peak RSS {max(rss) / 1024:.1f} MiB")
     print(f"rg -c: median {med['rg'] * 1000:.1f} ms")
     print(f"oomlens/rg: {med['oomlens'] / med['rg']:.2f}x; per OOM: {med['oomlens'] / len(planted) * 1e6:.1f} us")
+    if "python" in med:
+        print(f"python peer: median {med['python']:.2f} s ({args.peer_runs} run(s)); python/oomlens: "
+              f"{med['python'] / med['oomlens']:.1f}x (the matrix's goal: 10x at least)")
     print(f"incidents: {len(doc['incidents'])}; messages at grep -n's line: {len(planted) - len(missing)}/{len(planted)}"
           + (f"; counted, not analysed: {not_analysed}" if not_analysed else "")
           + (f"; missing {missing[:5]}" if len(missing) != not_analysed else "")

@@ -888,11 +888,11 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
                                      inc.echoes.size() == 1 ? "" : "s", at, lines);
       if (auto run = recurring_run(all, groups[k], limits))
         inc.notes.push_back(fmt::format(
-            "{}, the last at line {}. It recurs through the run: {} ran out of memory {} times in {} lines{}, the "
-            "program catching the error each time and going on (a retry, a skipped batch, a batch-size search). It "
-            "is one incident, classified from the message at line {}.",
-            said, run->last_line, run->rank ? fmt::format("rank {}", *run->rank) : std::string("the process"),
-            run->messages, run->last_line - run->first_line + 1,
+            "{}. It recurs through the run: {} ran out of memory {} times, from line {} to line {}{}, the program "
+            "catching the error each time and going on (a retry, a skipped batch, a batch-size search). It is one "
+            "incident, classified from the message at line {}.",
+            said, run->rank ? fmt::format("rank {}", *run->rank) : std::string("the process"), run->messages,
+            run->first_line, run->last_line,
             named_any && run->file < inputs.size() ? fmt::format(" of {}", inputs[run->file].name) : std::string(),
             inc.primary.line));
       else
