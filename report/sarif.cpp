@@ -139,6 +139,9 @@ json result_json(const SarifResult& item) {
   return r;
 }
 
+// A log read from standard input ("-") has no path; SARIF names it "stdin".
+std::string log_uri(const std::string& path) { return path == "-" ? "stdin" : path; }
+
 }  // namespace
 
 json sarif_json(const std::vector<SarifResult>& results, bool code_point_columns) {
@@ -162,8 +165,7 @@ json logs_sarif(const std::vector<FileReport>& files) {
   for (const auto& file : files)
     for (const auto* list : {&file.report.incidents, &file.report.findings})
       for (const auto& d : *list) {
-        const std::string& path = file.path_of(d.location.file);
-        results.push_back({&d, path == "-" ? "stdin" : path, std::nullopt});
+        results.push_back({&d, log_uri(file.path_of(d.location.file)), std::nullopt});
       }
   json out = sarif_json(results, false);
   // A log with more OOM messages than the analyzer keeps: the results are
@@ -175,7 +177,7 @@ json logs_sarif(const std::vector<FileReport>& files) {
                        {"message", {{"text", note}}},
                        {"locations",
                         json::array({{{"physicalLocation",
-                                       {{"artifactLocation", {{"uri", file.path == "-" ? "stdin" : file.path}}}}}}})}});
+                                       {{"artifactLocation", {{"uri", log_uri(file.path)}}}}}}})}});
   if (!notes.empty())
     out["runs"][0]["invocations"] =
         json::array({{{"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notes)}}});

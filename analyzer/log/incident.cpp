@@ -643,12 +643,16 @@ std::optional<RecurringRun> recurring_run(const std::vector<Tagged>& all, const 
   std::map<std::pair<std::uint32_t, std::optional<int>>, Stream> streams;
   for (std::size_t i : m) {
     const OomEvent& e = all[i].e;
-    Stream& s = streams[{e.file, e.rank}];
+    auto [it, created] = streams.try_emplace({e.file, e.rank});
+    Stream& s = it->second;
     RecurringRun& r = s.run;
-    if (r.messages == 0 || e.line < r.first_line) r.first_line = e.line;
+    if (created) {
+      r.file = e.file;
+      r.rank = e.rank;
+      r.first_line = e.line;
+    }
+    r.first_line = std::min(r.first_line, e.line);
     r.last_line = std::max(r.last_line, e.line);
-    r.file = e.file;
-    r.rank = e.rank;
     ++r.messages;
     if (e.gpu) s.gpus.insert(*e.gpu);
     if (!e.time_ms || (s.first_ms && !same_clock(*e.time_ms, *s.first_ms))) {
