@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,6 +95,8 @@ MappedRange::MappedRange(int fd, std::uint64_t offset, std::uint64_t length) {
   ::madvise(mapping_, mapped_, MADV_SEQUENTIAL);
   bytes_ = mapping_ + (offset - start);
   length_ = length;
+  fd_ = fd;
+  end_ = offset + length;
 }
 
 MappedRange::~MappedRange() {
@@ -115,7 +118,10 @@ void MappedRange::release_before(std::uint64_t end) {
 }
 
 bool MappedRange::vanished() const {
-  return mapping_ && g_slots[static_cast<std::size_t>(slot_)].vanished.load(std::memory_order_acquire);
+  if (!mapping_) return false;
+  if (g_slots[static_cast<std::size_t>(slot_)].vanished.load(std::memory_order_acquire)) return true;
+  struct stat now {};
+  return ::fstat(fd_, &now) != 0 || static_cast<std::uint64_t>(now.st_size) < end_;
 }
 
 }  // namespace oomlens::report

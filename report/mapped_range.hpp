@@ -18,7 +18,8 @@ class MappedRange {
  public:
   // Maps `length` bytes of `fd` from `offset` (any offset: the mapping starts
   // at the page below it), to be read front to back (the kernel reads ahead).
-  // `ok()` is false when the system refused.
+  // `ok()` is false when the system refused. `fd` stays open while the range
+  // is used: vanished() asks it for the file's size.
   MappedRange(int fd, std::uint64_t offset, std::uint64_t length);
   ~MappedRange();
   MappedRange(const MappedRange&) = delete;
@@ -31,8 +32,10 @@ class MappedRange {
   // they count in the process's memory until then. Read again, they come
   // back from the page cache.
   void release_before(std::uint64_t end);
-  // A page of the range was gone when read (the file shrank): what was read
-  // from there on is zeros, not the file.
+  // The file shrank below the range's end: what was read past its new end is
+  // zeros, not the file. Either a page was gone when read (the fault the
+  // handler repaired), or the file is now shorter than the range (the kernel
+  // fills the rest of the last page with zeros and raises no fault there).
   bool vanished() const;
 
  private:
@@ -40,6 +43,8 @@ class MappedRange {
   std::uint64_t mapped_ = 0;  // length of the mapping
   const char* bytes_ = nullptr;
   std::uint64_t length_ = 0;
+  int fd_ = -1;
+  std::uint64_t end_ = 0;  // the range's end in the file
   int slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
   std::uint64_t released_ = 0;  // the mapping's pages before this are released
 };

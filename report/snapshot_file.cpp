@@ -77,10 +77,7 @@ Result parse_mapped(MappedRange& mapped) {
 Result read_mapped(OpenFile& file) {
   MappedRange mapped(file.fd(), 0, file.size());
   if (!mapped.ok()) return read_whole(file);
-  Result result = parse_mapped(mapped);
-  // Cut short while read: what was parsed after the cut was zeros, not the file.
-  if (mapped.vanished()) return unreadable("the file was cut short while it was read");
-  return result;
+  return read_mapped_snapshot(mapped);
 }
 
 bool is_snapshot_name(const std::string& name) {
@@ -108,6 +105,13 @@ std::vector<RankFile> numbered(std::vector<RankFile> files) {
 }
 
 }  // namespace
+
+Result read_mapped_snapshot(MappedRange& mapped) {
+  Result result = parse_mapped(mapped);
+  // Cut short while read: what was parsed after the cut was zeros, not the file.
+  if (mapped.vanished()) return unreadable("the file was cut short while it was read");
+  return result;
+}
 
 bool is_directory(const std::string& path) {
   std::error_code ec;

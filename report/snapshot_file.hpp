@@ -25,6 +25,13 @@ struct SnapshotFileError {
 // the peak memory on top of the model (see bench/README.md, snapshot).
 analyzer::snapshot::Expected<analyzer::snapshot::Snapshot, SnapshotFileError> read_snapshot_file(const std::string& path);
 
+class MappedRange;
+
+// What read_snapshot_file does once the file is mapped. A file cut short
+// while it is read shows zeros past its new end (MappedRange::vanished):
+// that is refused as unreadable, never parsed into a result.
+analyzer::snapshot::Expected<analyzer::snapshot::Snapshot, SnapshotFileError> read_mapped_snapshot(MappedRange& mapped);
+
 struct RankFile {
   std::int64_t rank = 0;
   std::string path;  // to read

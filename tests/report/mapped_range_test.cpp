@@ -40,6 +40,21 @@ struct Fd {
   ~Fd() { ::close(fd); }
 };
 
+// `text` written to a file, open for writing, and a range mapping all of it.
+struct MappedTemp {
+  oomlens::testing::TempTree tree;
+  Fd file;
+  MappedRange range;
+  MappedTemp(const std::string& name, const std::string& text)
+      : file(written(tree, name, text), O_RDWR), range(file.fd, 0, text.size()) {
+    REQUIRE(range.ok());
+  }
+  static std::string written(const oomlens::testing::TempTree& tree, const std::string& name, const std::string& text) {
+    tree.file(name, text);
+    return tree.path(name);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a mapped range holds the file's bytes from any offset, also after it releases them") {
@@ -83,6 +98,27 @@ TEST_CASE("a file cut short under a mapped range reads as zeros past its new end
   const MappedRange other(still.fd, 0, text.size());
   CHECK(other.bytes() == text);
   CHECK_FALSE(other.vanished());
+}
+
+TEST_CASE("a file cut short under a mapped range says so before any page past its end is read") {
+  // The kernel fills the rest of the new last page with zeros and raises no
+  // fault there: only the file's size tells a reader that stopped in that
+  // page that it read zeros.
+  const std::string text = numbered_bytes(16 * 4096);
+  MappedTemp mapped("rotated.log", text);
+  CHECK_FALSE(mapped.range.vanished());
+  REQUIRE(::ftruncate(mapped.file.fd, 4096 + 17) == 0);
+  CHECK(mapped.range.bytes().substr(0, 4096 + 17) == std::string_view(text).substr(0, 4096 + 17));
+  CHECK(mapped.range.bytes()[4096 + 17] == '\0');
+  CHECK(mapped.range.vanished());
+}
+
+TEST_CASE("a file that grows under a mapped range has not vanished") {
+  const std::string text = numbered_bytes(8 * 4096);
+  MappedTemp mapped("growing.log", text);
+  REQUIRE(::ftruncate(mapped.file.fd, static_cast<off_t>(2 * text.size())) == 0);
+  CHECK(mapped.range.bytes() == text);
+  CHECK_FALSE(mapped.range.vanished());
 }
 
 TEST_CASE("a SIGBUS outside every mapped range still ends the process") {
