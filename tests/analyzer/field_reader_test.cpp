@@ -92,3 +92,31 @@ TEST_CASE("A field's value is read as key(\\w+) or key(\\d+)then reads it") {
     CHECK(matched > 1000);
   }
 }
+
+TEST_CASE("A glog/TSL line prefix is stripped where its pattern, alone, would strip it") {
+  // strip_log_prefix rules most lines out without its pattern (the prefix ends
+  // at the first ']' after a source file and line): the same lines, the same
+  // rest and the same file as the pattern by itself.
+  static const RE2 pattern(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+([\w./-]+\.(?:cc|h|cpp)):\d+\]\s?)",
+                           RE2::Latin1);
+  const std::vector<std::string> pieces = {
+      "I", "W0301", "E", "F", " ", "  ", "12:00:00.123456", "4242", "bfc_allocator", "tensorflow/core/", ".cc",
+      ".h", ".cpp", ".c", ":", "1036", "]", "] ", "[rank0]", "x", "-", "\t", "I bfc.cc:12]",
+      "W0301 12:00:00.1 7 a.h:3] "};
+  std::size_t stripped = 0;
+  for (const std::string& s : samples(pieces, 200000, 13)) {
+    re2::StringPiece rest(s), source;
+    const bool want = RE2::Consume(&rest, pattern, &source);
+    std::string_view text = s, file;
+    INFO(s);
+    REQUIRE(parse::strip_log_prefix(text, &file) == want);
+    if (!want) {
+      CHECK(text == s);
+      continue;
+    }
+    CHECK(text == std::string_view(rest.data(), rest.size()));
+    CHECK(file == std::string_view(source.data(), source.size()));
+    ++stripped;
+  }
+  CHECK(stripped > 1000);
+}

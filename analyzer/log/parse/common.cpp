@@ -151,7 +151,26 @@ std::string joined_message(const Region& region, std::size_t at, std::size_t max
   return text;
 }
 
+namespace {
+
+// What the prefix pattern needs, read without it: nothing in the pattern
+// before its "]" matches a ']', so a prefix ends at the text's first ']',
+// right after ".cc:N", ".h:N" or ".cpp:N". Most lines handed to
+// strip_log_prefix have no prefix and fail here without a search.
+bool may_have_log_prefix(std::string_view text) {
+  const std::size_t close = text.find(']');
+  if (close == std::string_view::npos) return false;
+  std::size_t digits = close;
+  while (digits > 0 && is_digit_byte(text[digits - 1])) --digits;
+  if (digits == close || digits == 0 || text[digits - 1] != ':') return false;
+  const std::string_view source = text.substr(0, digits - 1);
+  return source.ends_with(".cc") || source.ends_with(".h") || source.ends_with(".cpp");
+}
+
+}  // namespace
+
 bool strip_log_prefix(std::string_view& text, std::string_view* file) {
+  if (!may_have_log_prefix(text)) return false;
   static const RE2 prefix(R"(^[^\]]{0,48}?\b[IWEF](?:\d{4}\s+[0-9:.]+\s+\d+)?\s+([\w./-]+\.(?:cc|h|cpp)):\d+\]\s?)",
                           RE2::Latin1);
   re2::StringPiece rest(text), source;
