@@ -274,8 +274,18 @@ void read_device_index(std::string_view msg, OomEvent& ev) {
   }
 }
 
+// size_of, run only where `word` is in the message: most messages lack most
+// of the figures (each era has its own words), and looking for a word costs
+// far less than the pattern's walk over the whole message. `word` is a token
+// of the pattern with no \s* inside, which joining wrapped lines cannot split,
+// spelled with the pattern's case.
+std::optional<std::uint64_t> size_by(std::string_view msg, std::string_view word, const RE2& re) {
+  return msg.find(word) == std::string_view::npos ? std::nullopt : size_of(msg, re);
+}
+
 void read_processes(std::string_view msg, MemoryNumbers& n) {
-  if (auto self = size_of(msg, self_process_re()); self && *self > 0) n.process_in_use = self;
+  if (auto self = size_by(msg, "process", self_process_re()); self && *self > 0) n.process_in_use = self;
+  if (msg.find("Process") == std::string_view::npos) return;  // no other process listed
   re2::StringPiece rest(msg.data(), msg.size()), pid, size;
   while (n.other_processes.size() < kMaxProcesses && RE2::FindAndConsume(&rest, other_process_re(), &pid, &size)) {
     auto id = exact_u64(view(pid));
@@ -286,22 +296,22 @@ void read_processes(std::string_view msg, MemoryNumbers& n) {
 
 // What each era's numbers mean, mapped onto one set of fields.
 void read_accounting(std::string_view msg, MemoryNumbers& n) {
-  auto by_pytorch = size_of(msg, by_pytorch_re());
-  auto unallocated = size_of(msg, unallocated_re());
+  auto by_pytorch = size_by(msg, "PyTorch", by_pytorch_re());
+  auto unallocated = size_by(msg, "unallocated", unallocated_re());
   if (by_pytorch || unallocated) {
     // D–I: A includes private pools (PP), U excludes them; A + U = reserved.
-    auto pools = size_of(msg, private_pools_re());
+    auto pools = size_by(msg, "pools", private_pools_re());
     n.private_pools = pools;
     if (by_pytorch) n.allocated = saturating_sub(*by_pytorch, pools.value_or(0));
     if (by_pytorch && unallocated) n.reserved = saturating_add(*by_pytorch, *unallocated);
     n.reserved_unallocated = unallocated;
     return;
   }
-  n.allocated = size_of(msg, already_allocated_re());
-  if (auto reserved = size_of(msg, reserved_total_re())) {  // B/C: total reserved
+  n.allocated = size_by(msg, "already", already_allocated_re());
+  if (auto reserved = size_by(msg, "PyTorch", reserved_total_re())) {  // B/C: total reserved
     n.reserved = reserved;
     if (n.allocated) n.reserved_unallocated = saturating_sub(*reserved, *n.allocated);
-  } else if (auto cached = size_of(msg, cached_re())) {  // A: "cached" is reserved - allocated
+  } else if (auto cached = size_by(msg, "cached", cached_re())) {  // A: "cached" is reserved - allocated
     n.reserved_unallocated = cached;
     if (n.allocated) n.reserved = saturating_add(*n.allocated, *cached);
   }
@@ -313,9 +323,9 @@ void read_numbers(std::string_view msg, OomEvent& ev) {
   if (!n.requested && RE2::PartialMatch(msg, one_exabyte_re())) n.requested = kOneExabyte;
   n.total = size_of(msg, total_new_re());
   if (!n.total) n.total = size_of(msg, total_old_re());
-  n.free = size_of(msg, free_new_re());
-  if (!n.free) n.free = size_of(msg, free_old_re());
-  if (auto allowed = size_of(msg, allowed_re())) {
+  n.free = size_by(msg, "which", free_new_re());
+  if (!n.free) n.free = size_by(msg, "free", free_old_re());
+  if (auto allowed = size_by(msg, "allowed", allowed_re())) {
     if (*allowed >= kPlaceholderSize) ev.placeholder_limit = true;
     else n.limit = allowed;
   }
