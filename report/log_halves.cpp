@@ -107,7 +107,7 @@ struct Half {
         input, [&](std::uint64_t at, std::uint64_t n) { mapped.release_before(at + n); },
         [&](std::uint64_t) {
           cancelled = (cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed);
-          return !cancelled && !mapped.vanished();
+          return !cancelled && !mapped.faulted();
         });
     if (cancelled || mapped.vanished()) return;
     std::uint64_t lines = 0;

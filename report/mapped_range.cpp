@@ -108,18 +108,33 @@ MappedRange::~MappedRange() {
   slot.taken.store(false, std::memory_order_release);
 }
 
+// The page cache can hold a file in 2 MiB folios, which the kernel maps with
+// one page-table entry each. Dropping part of one splits that entry first
+// (a TLB flush on every core the process runs on), so releases stop at the
+// last such boundary instead: at most 2 MiB more stays mapped.
+constexpr std::uint64_t kHugePage = 2 << 20;
+
 void MappedRange::release_before(std::uint64_t end) {
   if (!mapping_) return;
   const auto skew = static_cast<std::uint64_t>(bytes_ - mapping_);
-  const std::uint64_t to = std::min(mapped_, (skew + end) / g_page * g_page);
+  std::uint64_t to = std::min(mapped_, (skew + end) / g_page * g_page);
+  if (to < mapped_) {
+    const auto at = reinterpret_cast<std::uintptr_t>(mapping_) + to;
+    const std::uint64_t cut = at % kHugePage;
+    to = to > cut ? to - cut : 0;
+  }
   if (to <= released_) return;
   ::madvise(mapping_ + released_, to - released_, MADV_DONTNEED);
   released_ = to;
 }
 
+bool MappedRange::faulted() const {
+  return mapping_ && g_slots[static_cast<std::size_t>(slot_)].vanished.load(std::memory_order_acquire);
+}
+
 bool MappedRange::vanished() const {
   if (!mapping_) return false;
-  if (g_slots[static_cast<std::size_t>(slot_)].vanished.load(std::memory_order_acquire)) return true;
+  if (faulted()) return true;
   struct stat now {};
   return ::fstat(fd_, &now) != 0 || static_cast<std::uint64_t>(now.st_size) < end_;
 }

@@ -28,7 +28,8 @@ class MappedRange {
   bool ok() const { return bytes_ != nullptr; }
   // The mapped bytes, from `offset`.
   std::string_view bytes() const { return {bytes_, static_cast<std::size_t>(length_)}; }
-  // Drops the pages wholly before `end` (an offset into bytes()) from memory:
+  // Drops the pages wholly before `end` (an offset into bytes()), down to a
+  // 2 MiB boundary of the mapping (see kHugePage), from memory:
   // they count in the process's memory until then. Read again, they come
   // back from the page cache.
   void release_before(std::uint64_t end);
@@ -37,6 +38,10 @@ class MappedRange {
   // handler repaired), or the file is now shorter than the range (the kernel
   // fills the rest of the last page with zeros and raises no fault there).
   bool vanished() const;
+  // The first half of vanished(), without the system call: a page was gone
+  // when read. Cheap enough to ask at every step of a long read, to stop
+  // early; the final verdict is vanished()'s.
+  bool faulted() const;
 
  private:
   char* mapping_ = nullptr;   // page-aligned start

@@ -59,18 +59,23 @@ struct MappedTemp {
 
 TEST_CASE("a mapped range holds the file's bytes from any offset, also after it releases them") {
   oomlens::testing::TempTree tree;
-  const std::string text = numbered_bytes(3 * 4096 * 100 + 123);
+  // Larger than two huge pages: releases go by whole huge pages where they can.
+  const std::string text = numbered_bytes(3 * (2 << 20) + 123);
   tree.file("a.log", text);
   Fd file(tree.path("a.log"));
-  for (std::uint64_t offset : {0ull, 1ull, 4095ull, 4096ull, 70001ull}) {
+  for (std::uint64_t offset : {0ull, 1ull, 4095ull, 4096ull, 70001ull, (2ull << 20) + 1}) {
     INFO("offset " << offset);
-    MappedRange range(file.fd, offset, text.size() - offset - 5);
+    const std::string_view want = std::string_view(text).substr(offset, text.size() - offset - 5);
+    MappedRange range(file.fd, offset, want.size());
     REQUIRE(range.ok());
-    CHECK(range.bytes() == std::string_view(text).substr(offset, text.size() - offset - 5));
+    CHECK(range.bytes() == want);
     range.release_before(200000);  // the pages wholly before go, and come back when read
     range.release_before(100);
+    range.release_before((3 << 20) + 5);
+    CHECK(range.bytes().substr(0, 3 << 20) == want.substr(0, 3 << 20));
     range.release_before(range.bytes().size());
-    CHECK(range.bytes() == std::string_view(text).substr(offset, text.size() - offset - 5));
+    CHECK(range.bytes() == want);
+    CHECK_FALSE(range.faulted());
     CHECK_FALSE(range.vanished());
   }
 }
@@ -90,6 +95,7 @@ TEST_CASE("a file cut short under a mapped range reads as zeros past its new end
   while (zeros_from > 0 && range.bytes()[zeros_from - 1] == '\0') --zeros_from;
   CHECK(zeros_from == 10 * 4096 + 17 - 100);
   CHECK(range.bytes().substr(0, zeros_from) == std::string_view(text).substr(100, zeros_from));
+  CHECK(range.faulted());  // the pages past the new last one were gone
   CHECK(range.vanished());
 
   // Another range of another file is not touched by it.
@@ -110,7 +116,8 @@ TEST_CASE("a file cut short under a mapped range says so before any page past it
   REQUIRE(::ftruncate(mapped.file.fd, 4096 + 17) == 0);
   CHECK(mapped.range.bytes().substr(0, 4096 + 17) == std::string_view(text).substr(0, 4096 + 17));
   CHECK(mapped.range.bytes()[4096 + 17] == '\0');
-  CHECK(mapped.range.vanished());
+  CHECK_FALSE(mapped.range.faulted());  // no page was gone when read...
+  CHECK(mapped.range.vanished());       // ...but the file is shorter than the range
 }
 
 TEST_CASE("a file that grows under a mapped range has not vanished") {
