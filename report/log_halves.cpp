@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <future>
 #include <vector>
 
 #include "analyzer/log/scan.hpp"
 #include "analyzer/log/segmented_log.hpp"
+#include "report/line_start.hpp"
 #include "report/mapped_range.hpp"
 
 namespace oomlens::report {
@@ -22,41 +22,6 @@ using analyzer::SegmentedLog;
 // the cut, and below eight margins a second thread costs more than it saves.
 constexpr std::uint64_t kMargin = SegmentedLog::kMarginBytes;
 constexpr std::uint64_t kHalvesFrom = 8 * kMargin;
-// How far from the middle a line start is looked for, and a margin's edge
-// moved to one; a log whose lines are longer is read in one pass.
-constexpr std::size_t kLineSearch = 1 << 20;
-
-// pread(2), again after a signal: the bytes read (0 at the end), or -1.
-ssize_t read_at(int fd, char* into, std::size_t n, std::uint64_t offset) {
-  for (;;) {
-    const ssize_t got = ::pread(fd, into, n, static_cast<off_t>(offset));
-    if (got >= 0 || errno != EINTR) return got;
-  }
-}
-
-// The first line start at or after `at` within kLineSearch bytes, if any.
-std::optional<std::uint64_t> line_start_after(int fd, std::uint64_t at) {
-  std::vector<char> block(kLineSearch + 1);
-  const std::uint64_t from = at - 1;  // a '\n' right before `at` makes `at` a line start
-  const ssize_t got = read_at(fd, block.data(), block.size(), from);
-  if (got <= 0) return std::nullopt;
-  const void* nl = std::memchr(block.data(), '\n', static_cast<std::size_t>(got));
-  if (!nl) return std::nullopt;
-  return from + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
-}
-
-// The last line start at or before `at`, looking back at most kLineSearch
-// bytes; `at` itself when none is that near (the bytes before a half's cut
-// are its margin, whose results are dropped: only their count of lines matters).
-std::uint64_t line_start_before(int fd, std::uint64_t at) {
-  const std::uint64_t from = at > kLineSearch ? at - kLineSearch : 0;
-  std::vector<char> block(static_cast<std::size_t>(at - from));
-  const ssize_t got = read_at(fd, block.data(), block.size(), from);
-  if (got <= 0) return at;
-  const void* nl = memrchr(block.data(), '\n', static_cast<std::size_t>(got));
-  if (!nl) return from == 0 ? 0 : at;
-  return from + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
-}
 
 // One half: the bytes from `begin` on, up to the first line start after
 // `until` (to the end of the file when there is none), through an analyzer

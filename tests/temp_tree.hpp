@@ -29,6 +29,11 @@ struct TempTree {
     std::ofstream(root / rel) << text;
   }
   std::string path(const std::string& rel) const { return (root / rel).string(); }
+  // file() and path() in one: `text` written at `rel`, and where it is.
+  std::string write(const std::string& rel, const std::string& text) const {
+    file(rel, text);
+    return path(rel);
+  }
 };
 
 }  // namespace oomlens::testing

@@ -51,6 +51,25 @@ TEST_CASE("a long log file read in two halves gives one reader's lines, whatever
   }
 }
 
+TEST_CASE("a long log file read in two halves gives one reader's lines when long lines fall where it is cut") {
+  // The reader looks for a line start near the middle and near the second
+  // half's margin a piece at a time, and gives up on a line past 1 MiB (the
+  // file is then read in one pass): lines of one piece, of several, and of
+  // more than the search, over both places.
+  for (std::size_t length : {std::size_t{3000}, std::size_t{150} << 10, std::size_t{1536} << 10}) {
+    INFO("long lines of " << length << " bytes");
+    std::string text = analyzer::testing::mixed_log(26u << 20, 41);
+    const std::size_t middle = text.size() / 2;
+    for (std::size_t at : {middle, middle - (3u << 20)}) {
+      const std::size_t begin = at - length / 2;
+      text.replace(begin, length, length, 'x');
+      text[begin - 1] = '\n';
+      text[begin + length] = '\n';
+    }
+    check_read_as_whole(text);
+  }
+}
+
 TEST_CASE("a long binary file is skipped when asked, and a cancelled read says so") {
   oomlens::testing::TempTree tree;
   std::string text = analyzer::testing::mixed_log(40u << 20, 29);

@@ -46,12 +46,8 @@ struct MappedTemp {
   Fd file;
   MappedRange range;
   MappedTemp(const std::string& name, const std::string& text)
-      : file(written(tree, name, text), O_RDWR), range(file.fd, 0, text.size()) {
+      : file(tree.write(name, text), O_RDWR), range(file.fd, 0, text.size()) {
     REQUIRE(range.ok());
-  }
-  static std::string written(const oomlens::testing::TempTree& tree, const std::string& name, const std::string& text) {
-    tree.file(name, text);
-    return tree.path(name);
   }
 };
 

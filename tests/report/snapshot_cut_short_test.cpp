@@ -25,7 +25,7 @@ namespace {
 struct MappedSnapshot {
   oomlens::testing::TempTree tree;
   std::string bytes = fixture();
-  int fd = written(tree, bytes);
+  int fd = ::open(tree.write("rank0.pickle", bytes).c_str(), O_RDWR);
   MappedRange mapped{fd, 0, bytes.size()};
 
   MappedSnapshot() {
@@ -40,10 +40,6 @@ struct MappedSnapshot {
     std::ifstream in(std::filesystem::path(OOMLENS_SOURCE_DIR) / "fixtures/snapshots/capacity_p2.pickle",
                      std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  static int written(const oomlens::testing::TempTree& tree, const std::string& bytes) {
-    tree.file("rank0.pickle", bytes);
-    return ::open(tree.path("rank0.pickle").c_str(), O_RDWR);
   }
 };
 
