@@ -41,7 +41,7 @@ namespace {
 
 // An event with what the grouping learns about it.
 struct Tagged {
-  OomEvent e;
+  OomEvent* e;  // in group_incidents' events, which outlive the grouping
   std::optional<RankSource> from;
   std::uint64_t sig = 0;  // signature(e)
   Verdict verdict;
@@ -121,15 +121,15 @@ struct Cluster {
   void add(const std::vector<Tagged>& all, std::size_t i) {
     m.push_back(i);
     sigs.insert(all[i].sig);
-    if (all[i].e.rank) ranks.insert(*all[i].e.rank);
+    if (all[i].e->rank) ranks.insert(*all[i].e->rank);
   }
 };
 
 // Within one file: does event `t` continue the cluster `c`?
 bool belongs(const std::vector<Tagged>& all, const Cluster& c, const Tagged& t, const IncidentLimits& l) {
-  const OomEvent& first = all[c.m.front()].e;
-  const OomEvent& last = all[c.m.back()].e;
-  const OomEvent& e = t.e;
+  const OomEvent& first = *all[c.m.front()].e;
+  const OomEvent& last = *all[c.m.back()].e;
+  const OomEvent& e = *t.e;
   bool echo = c.sigs.count(t.sig) > 0;
   if (echo && e.line - last.line <= l.echo_max_lines) return true;
   // Another rank failing at the same moment is the same failure of the job.
@@ -162,7 +162,7 @@ std::size_t richness(const OomEvent& e) {
 std::optional<std::int64_t> earliest(const std::vector<Tagged>& all, const Members& m) {
   std::optional<std::int64_t> dated, yearless;
   for (std::size_t i : m) {
-    const auto& t = all[i].e.time_ms;
+    const auto& t = all[i].e->time_ms;
     if (!t) continue;
     auto& slot = is_yearless(*t) ? yearless : dated;
     if (!slot || *t < *slot) slot = *t;
@@ -179,8 +179,8 @@ struct Shape {
 Shape shape_of(const std::vector<Tagged>& all, const Members& m) {
   Shape s;
   for (std::size_t i : m) {
-    auto [it, fresh] = s.first_line.emplace(all[i].e.file, all[i].e.line);
-    if (!fresh) it->second = std::min(it->second, all[i].e.line);
+    auto [it, fresh] = s.first_line.emplace(all[i].e->file, all[i].e->line);
+    if (!fresh) it->second = std::min(it->second, all[i].e->line);
   }
   s.start = earliest(all, m);
   return s;
@@ -254,17 +254,17 @@ class Finisher {
     write_notes_about_ranks(inc, m, pick);
 
     inc.verdict = verdict_of(pick);
-    inc.primary = all_[pick].e;
+    inc.primary = *all_[pick].e;
     inc.echoes.clear();
     for (std::size_t i : m) {
       if (i == pick) continue;
-      const OomEvent& e = all_[i].e;
+      const OomEvent& e = *all_[i].e;
       inc.echoes.push_back({e.file, e.line, e.end_line, e.rank});
     }
 
     std::set<int> oom;
     for (std::size_t i : m)
-      if (all_[i].e.rank) oom.insert(*all_[i].e.rank);
+      if (all_[i].e->rank) oom.insert(*all_[i].e->rank);
     inc.oom_ranks.assign(oom.begin(), oom.end());
 
     inc.collateral_ranks.clear();
@@ -283,8 +283,8 @@ class Finisher {
     for (std::size_t i : m) {
       if (inc.location) break;
       if (i == pick) continue;
-      inc.location = user_frame(all_[i].e.traceback);
-      inc.entry = entry_frame(all_[i].e.traceback);
+      inc.location = user_frame(all_[i].e->traceback);
+      inc.entry = entry_frame(all_[i].e->traceback);
     }
   }
 
@@ -296,7 +296,7 @@ class Finisher {
   }
 
   bool one_file(const Members& m) const {
-    return std::all_of(m.begin(), m.end(), [&](std::size_t i) { return all_[i].e.file == all_[m.front()].e.file; });
+    return std::all_of(m.begin(), m.end(), [&](std::size_t i) { return all_[i].e->file == all_[m.front()].e->file; });
   }
 
   // Echoes without a rank (a launcher's summary repeating the message) belong
@@ -305,22 +305,22 @@ class Finisher {
   void attribute_unranked(Incident& inc, const Members& m) {
     std::unordered_map<std::uint64_t, std::size_t> ranked;  // signature -> its first ranked message
     for (std::size_t i : m)
-      if (all_[i].e.rank) ranked.emplace(all_[i].sig, i);
+      if (all_[i].e->rank) ranked.emplace(all_[i].sig, i);
     for (std::size_t i : m) {
-      if (all_[i].e.rank) continue;
+      if (all_[i].e->rank) continue;
       if (auto it = ranked.find(all_[i].sig); it != ranked.end()) {
-        all_[i].e.rank = all_[it->second].e.rank;
+        all_[i].e->rank = all_[it->second].e->rank;
         all_[i].from = all_[it->second].from;
       }
     }
     word_ = launcher_word(inc.collateral);
-    bool any_rank = std::any_of(m.begin(), m.end(), [&](std::size_t i) { return all_[i].e.rank.has_value(); });
+    bool any_rank = std::any_of(m.begin(), m.end(), [&](std::size_t i) { return all_[i].e->rank.has_value(); });
     if (any_rank) return;
     if (std::optional<int> named = word_.root_cause ? word_.root_cause : word_.failed_worker) {
       const std::uint64_t sig = all_[m.front()].sig;
       for (std::size_t i : m)
         if (all_[i].sig == sig) {
-          all_[i].e.rank = named;
+          all_[i].e->rank = named;
           all_[i].from = RankSource::launcher;
         }
       return;
@@ -330,13 +330,13 @@ class Finisher {
     // (PyTorch's DistBackendError after NCCL's WARN lines).
     std::set<int> devices;
     for (std::size_t i : m)
-      if (all_[i].e.family == OomFamily::nccl && all_[i].e.gpu) devices.insert(*all_[i].e.gpu);
+      if (all_[i].e->family == OomFamily::nccl && all_[i].e->gpu) devices.insert(*all_[i].e->gpu);
     if (devices.empty()) return;
     for (std::size_t i : m) {
-      const OomEvent& e = all_[i].e;
-      if (e.family == OomFamily::nccl && e.gpu) all_[i].e.rank = e.gpu;
-      else if (devices.size() == 1 && related_families(e.family, OomFamily::nccl)) all_[i].e.rank = *devices.begin();
-      if (all_[i].e.rank) all_[i].from = RankSource::device_index;
+      const OomEvent& e = *all_[i].e;
+      if (e.family == OomFamily::nccl && e.gpu) all_[i].e->rank = e.gpu;
+      else if (devices.size() == 1 && related_families(e.family, OomFamily::nccl)) all_[i].e->rank = *devices.begin();
+      if (all_[i].e->rank) all_[i].from = RankSource::device_index;
     }
   }
 
@@ -350,7 +350,7 @@ class Finisher {
     ranks_.clear();
     std::unordered_map<int, std::size_t> slot;
     for (std::size_t k = 0; k < m.size(); ++k) {
-      const OomEvent& e = all_[m[k]].e;
+      const OomEvent& e = *all_[m[k]].e;
       if (!e.rank) continue;
       auto [where, fresh] = slot.emplace(*e.rank, ranks_.size());
       if (fresh) ranks_.push_back({*e.rank, std::nullopt, k});
@@ -426,7 +426,7 @@ class Finisher {
     inc.first_failing_source.reset();
     if (!inc.first_failing_rank) return;
     for (std::size_t i : m)
-      if (all_[i].e.rank == inc.first_failing_rank && all_[i].from) {
+      if (all_[i].e->rank == inc.first_failing_rank && all_[i].from) {
         inc.first_failing_source = all_[i].from;
         break;
       }
@@ -436,9 +436,9 @@ class Finisher {
   std::size_t richest(const std::vector<std::size_t>& candidates) const {
     std::size_t best = candidates.front();
     for (std::size_t i : candidates) {
-      std::size_t ri = richness(all_[i].e), rb = richness(all_[best].e);
+      std::size_t ri = richness(*all_[i].e), rb = richness(*all_[best].e);
       if (ri > rb) best = i;
-      else if (ri == rb && comparable(all_[i].e.time_ms, all_[best].e.time_ms) && *all_[i].e.time_ms < *all_[best].e.time_ms)
+      else if (ri == rb && comparable(all_[i].e->time_ms, all_[best].e->time_ms) && *all_[i].e->time_ms < *all_[best].e->time_ms)
         best = i;
     }
     return best;
@@ -449,7 +449,7 @@ class Finisher {
   const Verdict& verdict_of(std::size_t i) {
     if (classified_.size() < all_.size()) classified_.resize(all_.size(), 0);
     if (!classified_[i]) {
-      all_[i].verdict = classify(all_[i].e);
+      all_[i].verdict = classify(*all_[i].e);
       classified_[i] = 1;
     }
     return all_[i].verdict;
@@ -458,7 +458,7 @@ class Finisher {
   // Each rank's fullest message (and the fullest without a rank), keyed by rank.
   void representatives(const Members& m) {
     std::map<std::optional<int>, std::vector<std::size_t>> by_rank;
-    for (std::size_t i : m) by_rank[all_[i].e.rank].push_back(i);
+    for (std::size_t i : m) by_rank[all_[i].e->rank].push_back(i);
     rep_.clear();
     for (const auto& [rank, events] : by_rank) rep_[rank] = richest(events);
   }
@@ -467,18 +467,18 @@ class Finisher {
     // The first failing rank's messages (all of them when it is unknown).
     std::vector<std::size_t> first;
     for (std::size_t i : m)
-      if (!inc.first_failing_rank || all_[i].e.rank == inc.first_failing_rank) first.push_back(i);
+      if (!inc.first_failing_rank || all_[i].e->rank == inc.first_failing_rank) first.push_back(i);
     if (first.empty()) first = m;
     // Single rank: its first message, then a richer one of the same rank can
     // stand in (TensorFlow's BFC summary carries more than the op error).
     std::size_t pick = *std::min_element(first.begin(), first.end(), [&](std::size_t a, std::size_t b) {
-      const auto& ta = all_[a].e.time_ms;
-      const auto& tb = all_[b].e.time_ms;
+      const auto& ta = all_[a].e->time_ms;
+      const auto& tb = all_[b].e->time_ms;
       if (comparable(ta, tb) && *ta != *tb) return *ta < *tb;
       return a < b;  // the members are in (file, line) order
     });
     for (std::size_t i : first)
-      if (all_[i].e.rank == all_[pick].e.rank && richness(all_[i].e) > richness(all_[pick].e)) pick = i;
+      if (all_[i].e->rank == all_[pick].e->rank && richness(*all_[i].e) > richness(*all_[pick].e)) pick = i;
     from_other_rank_ = false;
     if (verdict_of(pick).cls != OomClass::unquantified) return pick;
     // Its messages carry no numbers: the class comes from the fullest message
@@ -499,17 +499,17 @@ class Finisher {
       const Verdict& v = verdict_of(r);
       const Tagged& t = all_[r];
       RankFailure f;
-      f.rank = t.e.rank;
+      f.rank = t.e->rank;
       f.source = t.from;
-      f.file = t.e.file;
-      f.line = t.e.line;
-      f.end_line = t.e.end_line;
+      f.file = t.e->file;
+      f.line = t.e->line;
+      f.end_line = t.e->end_line;
       f.time_ms = time;
-      f.family = t.e.family;
-      f.gpu = t.e.gpu;
+      f.family = t.e->family;
+      f.gpu = t.e->gpu;
       f.cls = v.cls;
       f.reason = v.reason;
-      f.numbers = t.e.numbers;
+      f.numbers = t.e->numbers;
       inc.per_rank.push_back(std::move(f));
     };
     for (const auto& r : ranks_) entry(rep_.at(r.rank), r.time);
@@ -518,7 +518,7 @@ class Finisher {
     if (unranked != rep_.end() && !ranks_.empty()) {
       Members none;
       for (std::size_t i : m)
-        if (!all_[i].e.rank) none.push_back(i);
+        if (!all_[i].e->rank) none.push_back(i);
       entry(unranked->second, earliest(all_, none));
     }
   }
@@ -563,8 +563,8 @@ class Finisher {
                                       join_ranks(ranks)));
     }
     if (from_other_rank_) {
-      const OomEvent& bare = all_[unquantified_first_].e;
-      const OomEvent& rich = all_[pick].e;
+      const OomEvent& bare = *all_[unquantified_first_].e;
+      const OomEvent& rich = *all_[pick].e;
       std::string who = bare.rank ? fmt::format("Rank {}", *bare.rank) : std::string("The first failure");
       std::string whose = rich.rank ? fmt::format("rank {}'s", *rich.rank) : std::string("another");
       inc.notes.push_back(fmt::format("{} failed first ({}) with a message that carries no numbers; the class comes "
@@ -642,7 +642,7 @@ std::optional<RecurringRun> recurring_run(const std::vector<Tagged>& all, const 
   };
   std::map<std::pair<std::uint32_t, std::optional<int>>, Stream> streams;
   for (std::size_t i : m) {
-    const OomEvent& e = all[i].e;
+    const OomEvent& e = *all[i].e;
     auto [it, created] = streams.try_emplace({e.file, e.rank});
     Stream& s = it->second;
     RecurringRun& r = s.run;
@@ -741,22 +741,23 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       t.from = RankSource::path;
     }
     t.sig = signature(e);
-    t.e = std::move(e);
-    all.push_back(std::move(t));
+    t.e = &e;  // not moved: tens of MiB of events on a log of 100 000 OOMs
+    all.push_back(t);
   }
-  std::vector<OomEvent>().swap(events);  // the moved-from shells' room, through the grouping
   for (auto& f : findings)
     if (!f.rank) f.rank = path_rank(f.file);
-  std::stable_sort(all.begin(), all.end(), [](const Tagged& a, const Tagged& b) {
-    return a.e.file != b.e.file ? a.e.file < b.e.file : a.e.line < b.e.line;
-  });
+  // Mostly sorted already: one file's events come in line order.
+  const auto by_place = [](const Tagged& a, const Tagged& b) {
+    return a.e->file != b.e->file ? a.e->file < b.e->file : a.e->line < b.e->line;
+  };
+  if (!std::is_sorted(all.begin(), all.end(), by_place)) std::stable_sort(all.begin(), all.end(), by_place);
 
   // Each file on its own: the same failure echoed, other ranks at the same moment.
   std::vector<Members> clusters;
   {
     Cluster open;
     for (std::size_t i = 0; i < all.size(); ++i) {
-      if (!open.m.empty() && all[open.m.front()].e.file == all[i].e.file && belongs(all, open, all[i], limits)) {
+      if (!open.m.empty() && all[open.m.front()].e->file == all[i].e->file && belongs(all, open, all[i], limits)) {
         open.add(all, i);
         continue;
       }
@@ -771,7 +772,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
   std::vector<Members> groups;
   std::optional<std::size_t> job_final;  // the group the files' last failures joined (untimed)
   std::set<std::uint32_t> files;
-  for (const auto& c : clusters) files.insert(all[c.front()].e.file);
+  for (const auto& c : clusters) files.insert(all[c.front()].e->file);
   if (files.size() <= 1) {
     groups = std::move(clusters);
   } else {
@@ -785,7 +786,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       std::optional<std::int64_t> group_start;
       std::set<std::uint32_t> group_files;
       for (std::size_t k : order) {
-        std::uint32_t file = all[clusters[k].front()].e.file;
+        std::uint32_t file = all[clusters[k].front()].e->file;
         if (!groups.empty() && !group_files.count(file) && *start[k] - *group_start <= limits.multirank_max_ms) {
           groups.back().insert(groups.back().end(), clusters[k].begin(), clusters[k].end());
           group_files.insert(file);
@@ -800,7 +801,7 @@ std::vector<Incident> group_incidents(std::vector<OomEvent> events, std::vector<
       // failure; earlier ones (caught and retried) stay the file's own.
       Members final_group;
       for (std::size_t k = 0; k < clusters.size(); ++k) {
-        bool last_of_file = k + 1 == clusters.size() || all[clusters[k + 1].front()].e.file != all[clusters[k].front()].e.file;
+        bool last_of_file = k + 1 == clusters.size() || all[clusters[k + 1].front()].e->file != all[clusters[k].front()].e->file;
         if (last_of_file) final_group.insert(final_group.end(), clusters[k].begin(), clusters[k].end());
         else groups.push_back(clusters[k]);
       }

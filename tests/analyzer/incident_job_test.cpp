@@ -1,9 +1,11 @@
 // One job, many files: which files belong together, and one incident across them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "analyzer/log/job.hpp"
+#include "tests/analyzer/mixed_log.hpp"
 
 using namespace oomlens::analyzer;
 
@@ -136,4 +138,31 @@ TEST_CASE("a single input without a path rank is analysed as before", "[incident
   REQUIRE(job.incidents.size() == direct.incidents.size());
   CHECK(job.incidents[0].first_failing_rank == direct.incidents[0].first_failing_rank);
   CHECK(job.incidents[0].primary.line == direct.incidents[0].primary.line);
+}
+
+TEST_CASE("the incidents do not depend on the order the events arrive in", "[incident][job]") {
+  // Two files of a job, each with OOMs that group (echoes, ranks) and one
+  // that stands apart; the second copy of the job hands its events over
+  // reversed, which the grouping must put back in (file, line) order.
+  // Another failure later: another size, three hours on.
+  std::string later = kOom;
+  later.replace(later.find("2.00 GiB"), 8, "4.00 GiB");
+  auto at = [&](const char* time) {
+    return std::string("2026-03-01 ") + time + ",000 ERROR x\n" + (time[1] == '5' ? later : std::string(kOom));
+  };
+  const std::string log0 = at("12:00:04") + "step 1\n" + at("12:00:04") + std::string(40, '\n') + at("15:00:00");
+  const std::string log1 = at("12:00:05") + watchdog(1) + at("15:00:01");
+  auto job = [&](bool reversed) {
+    std::vector<JobInput> in;
+    in.push_back({parse(log0), "rank0.log", 0});
+    in.push_back({parse(log1), "rank1.log", 1});
+    REQUIRE(in[0].log.events.size() == 3);
+    if (reversed)
+      for (auto& input : in) std::reverse(input.log.events.begin(), input.log.events.end());
+    return analyze_job(std::move(in));
+  };
+  const Analysis in_order = job(false);
+  const Analysis reversed = job(true);
+  REQUIRE(in_order.incidents.size() >= 2);
+  CHECK(oomlens::analyzer::testing::summary(reversed) == oomlens::analyzer::testing::summary(in_order));
 }
