@@ -475,6 +475,9 @@ class IncrementalMessage::Scanner {
     // for all of it at once (a value is never longer than its JSON text).
     std::size_t left = length_ > string_offset_ ? length_ - string_offset_ : 0;
     value_.reserve((large_.size() == 1 ? left : std::min(left, 4 * kLargeStringBytes)) + kSlack);
+    // Lines of a log or a script average well over 32 bytes; room that is
+    // never used is never touched, so it costs no memory.
+    if (large_.size() == 1) lines_.reserve(left / 32 + 1);
     if (large_.size() == 1) populating_ = advise_huge_pages(value_.data(), value_.capacity());
   }
 

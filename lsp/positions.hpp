@@ -85,6 +85,9 @@ class LineStartsBuilder {
     starts_.newline.push_back(at + 1);
   }
   LineStarts finish() &&;
+  // Room for this many line starts, made once: a 100 MiB text has a million
+  // lines, and growing to them moves the starts a dozen times into fresh pages.
+  void reserve(std::size_t lines) { starts_.newline.reserve(lines); }
   // Starts over for another text, keeping the room already made.
   void reset() {
     starts_.newline.assign(1, 0);
