@@ -144,14 +144,16 @@ TEST_CASE("the incidents do not depend on the order the events arrive in", "[inc
   // Two files of a job, each with OOMs that group (echoes, ranks) and one
   // that stands apart; the second copy of the job hands its events over
   // reversed, which the grouping must put back in (file, line) order.
-  // Another failure later: another size, three hours on.
+  // The later failure asks for another size, three hours on.
+  const std::string first = kOom;
   std::string later = kOom;
   later.replace(later.find("2.00 GiB"), 8, "4.00 GiB");
-  auto at = [&](const char* time) {
-    return std::string("2026-03-01 ") + time + ",000 ERROR x\n" + (time[1] == '5' ? later : std::string(kOom));
+  auto at = [](const char* time, const std::string& message) {
+    return std::string("2026-03-01 ") + time + ",000 ERROR x\n" + message;
   };
-  const std::string log0 = at("12:00:04") + "step 1\n" + at("12:00:04") + std::string(40, '\n') + at("15:00:00");
-  const std::string log1 = at("12:00:05") + watchdog(1) + at("15:00:01");
+  const std::string log0 = at("12:00:04", first) + "step 1\n" + at("12:00:04", first) + std::string(40, '\n') +
+                           at("15:00:00", later);
+  const std::string log1 = at("12:00:05", first) + watchdog(1) + at("15:00:01", later);
   auto job = [&](bool reversed) {
     std::vector<JobInput> in;
     in.push_back({parse(log0), "rank0.log", 0});
