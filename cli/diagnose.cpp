@@ -113,7 +113,8 @@ int diagnose(const CLI::App& command, Options o) {
   } else {
     auto j = o.format == "json" ? report::report_json(reports) : report::logs_sarif(reports);
     // Logs hold invalid UTF-8; JSON must not: replace, never throw.
-    std::cout << report::json_text(j, 2) << "\n";
+    report::write_json_text(std::cout, j, 2);
+    std::cout << "\n";
   }
   std::cout.flush();
   if (input_error) return kExitUsage;

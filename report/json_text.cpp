@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <string_view>
 
 #if defined(__SSE2__) && !defined(OOMLENS_NO_SIMD)
@@ -24,7 +25,24 @@ inline bool plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '
 class Writer {
  public:
   explicit Writer(std::string& out) : out_(out), used_(out.size()) {}
-  ~Writer() { out_.resize(used_); }
+  // Streaming: what is written goes to `sink` whenever flush() finds a block's
+  // worth, through `out` as a buffer of that size. Growing one string to the
+  // size of a long report touched fresh pages all the way (a page fault each,
+  // and a copy at each doubling): that was half the time after the analysis.
+  Writer(std::string& out, std::ostream& sink) : out_(out), used_(0), sink_(&sink) { out_.resize(2 * kBlock); }
+  ~Writer() {
+    if (sink_) {
+      sink_->write(out_.data(), static_cast<std::streamsize>(used_));
+      used_ = 0;
+    }
+    out_.resize(used_);
+  }
+  // A place where nothing written is still to be taken back (no mark).
+  void flush() {
+    if (!sink_ || used_ < kBlock) return;
+    sink_->write(out_.data(), static_cast<std::streamsize>(used_));
+    used_ = 0;
+  }
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -49,8 +67,11 @@ class Writer {
  private:
   void grow(std::size_t n) { out_.resize(std::max(2 * out_.size(), used_ + n + 256)); }
 
+  static constexpr std::size_t kBlock = 64 << 10;
+
   std::string& out_;
   std::size_t used_;  // the bytes written; out_ may be longer (room)
+  std::ostream* sink_ = nullptr;
 };
 
 // A string as nlohmann escapes it. One that is not UTF-8 is left to
@@ -140,6 +161,7 @@ void write_json(Writer& out, const json& value, int indent, std::size_t depth) {
       out.put('{');
       bool first = true;
       for (auto it = value.begin(); it != value.end(); ++it) {
+        out.flush();
         if (!first) out.put(',');
         first = false;
         if (pretty) newline(depth + 1);
@@ -159,6 +181,7 @@ void write_json(Writer& out, const json& value, int indent, std::size_t depth) {
       out.put('[');
       bool first = true;
       for (const auto& element : value) {
+        out.flush();
         if (!first) out.put(',');
         first = false;
         if (pretty) newline(depth + 1);
@@ -197,6 +220,12 @@ void write_json(Writer& out, const json& value, int indent, std::size_t depth) {
 
 void append_json_text(const json& value, std::string& out, int indent) {
   Writer writer(out);
+  write_json(writer, value, indent, 0);
+}
+
+void write_json_text(std::ostream& out, const json& value, int indent) {
+  std::string buffer;
+  Writer writer(buffer, out);
   write_json(writer, value, indent, 0);
 }
 

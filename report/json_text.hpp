@@ -5,6 +5,7 @@
 // the language server's messages.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,10 @@ namespace oomlens::report {
 // Appends `value` to `out`: compact for a negative `indent`, else one
 // member or element a line, nested `indent` spaces deeper per level.
 void append_json_text(const nlohmann::json& value, std::string& out, int indent = -1);
+
+// The same written to `out` a block at a time (a long report, to standard
+// output): the text is never whole in memory.
+void write_json_text(std::ostream& out, const nlohmann::json& value, int indent = -1);
 
 // The text alone.
 std::string json_text(const nlohmann::json& value, int indent = -1);

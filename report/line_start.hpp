@@ -1,5 +1,5 @@
 // Where lines start near a place in a file, found with a few small reads:
-// how a long log is cut into halves that begin and end at line starts.
+// how a long log is cut into pieces that begin and end at line starts.
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 
 #include "report/files.hpp"
 #include "report/log_file.hpp"
-#include "report/log_halves.hpp"
+#include "report/log_pieces.hpp"
 
 namespace oomlens::report {
 
@@ -17,8 +17,8 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
     result.error = error.reason;
     return result;
   }
-  // A long regular file is scanned in place, in two mapped halves
-  // (report/log_halves.hpp): the copy into a buffer was a quarter of all the
+  // A long regular file is scanned in place, in mapped pieces side by side
+  // (report/log_pieces.hpp): the copy into a buffer was a quarter of all the
   // time on look-alike logs (bench/README.md). Anything else is read in one
   // pass into the analyzer's buffer; memory stays at the buffer and the lookback.
   if (file->regular()) ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -36,13 +36,13 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
         return result;
       }
     }
-    std::string halves_error;
-    if (auto log = read_log_in_halves(*file, cancelled, halves_error)) {
+    std::string pieces_error;
+    if (auto log = read_log_in_pieces(*file, cancelled, pieces_error)) {
       result.log = std::move(log);
       return result;
     }
-    if (!halves_error.empty()) {
-      result.error = halves_error;
+    if (!pieces_error.empty()) {
+      result.error = pieces_error;
       return result;
     }
   }

@@ -47,7 +47,7 @@ struct AnalyzerOptions {
   std::vector<std::uint64_t> segment_starts;
   // OOM messages kept for grouping, at most (each costs about 2 KiB until the
   // report is made); those past it are counted in ooms_not_analysed. A log
-  // read in halves has this many a half.
+  // read in pieces has its share of the whole file's bound a piece.
   std::size_t max_events = 100000;
 };
 

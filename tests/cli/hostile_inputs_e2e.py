@@ -197,7 +197,7 @@ def log_truncated_and_grown_while_read(ctx: Ctx):
 
 @case
 def long_log_cut_short_while_mapped(ctx: Ctx):
-    # A long log is read in two halves, each mapped. Cut to nothing while
+    # A long log is read in pieces, each mapped. Cut to nothing while
     # mapped (the pages past the new end would raise SIGBUS), then grown again
     # with an OOM: whatever it saw, it ends normally.
     path = ctx.path("rotated.log")

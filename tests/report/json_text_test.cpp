@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,11 @@
 using namespace oomlens::report;
 using nlohmann::json;
 
-TEST_CASE("json_text writes what nlohmann's dump writes, compact and indented") {
-  std::mt19937 random(11);
-  auto random_string = [&] {
+namespace {
+
+struct RandomJson {
+  std::mt19937 random{11};
+  std::string random_string() {
     std::string s;
     static const std::vector<std::string> parts = {"a", "plain words ", "\"", "\\", "/", "\b", "\f", "\n", "\r", "\t",
                                                    std::string(1, '\0'), "\x01", "\x1f", "\x7f", "\xc3\xb6",
@@ -23,8 +26,8 @@ TEST_CASE("json_text writes what nlohmann's dump writes, compact and indented") 
                                                    "\xe2\x82", std::string(40, 'x')};
     for (std::size_t k = random() % 12; k > 0; --k) s += parts[random() % parts.size()];
     return s;
-  };
-  std::function<json(int)> random_value = [&](int depth) -> json {
+  }
+  json random_value(int depth) {
     switch (depth > 3 ? random() % 6 : random() % 8) {
       case 0: return nullptr;
       case 1: return random() % 2 == 0;
@@ -43,9 +46,15 @@ TEST_CASE("json_text writes what nlohmann's dump writes, compact and indented") 
         return o;
       }
     }
-  };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("json_text writes what nlohmann's dump writes, compact and indented") {
+  RandomJson random;
   for (int round = 0; round < 3000; ++round) {
-    json value = random_value(0);
+    json value = random.random_value(0);
     INFO("round " << round);
     for (int indent : {-1, 0, 2, 4})
       CHECK(json_text(value, indent) == value.dump(indent, ' ', false, json::error_handler_t::replace));
@@ -62,3 +71,25 @@ TEST_CASE("json_text writes what nlohmann's dump writes, compact and indented") 
   CHECK(out == "x{\n  \"k\": []\n}");
 }
 
+
+TEST_CASE("write_json_text streams what json_text writes, also across its blocks") {
+  // Values of a few hundred KiB, so that the text goes out in several
+  // blocks, with strings that are not UTF-8 (written again whole, by
+  // nlohmann) wherever a block ends.
+  RandomJson random;
+  for (int round = 0; round < 4; ++round) {
+    json value = json::array();
+    for (std::size_t size = 0; size < (300u << 10);) {
+      value.push_back(random.random_value(0));
+      size += json_text(value.back()).size();
+    }
+    for (int indent : {-1, 2}) {
+      std::ostringstream streamed;
+      write_json_text(streamed, value, indent);
+      CHECK(streamed.str() == json_text(value, indent));
+    }
+  }
+  std::ostringstream small;
+  write_json_text(small, json{{"k", json::array()}}, 2);
+  CHECK(small.str() == "{\n  \"k\": []\n}");
+}
