@@ -27,7 +27,7 @@ namespace oomlens::report {
 
 struct PieceOptions {
   // Threads reading pieces at once (the caller's among them); 0: as many as
-  // the machine has cores, 2 to 4.
+  // the machine has cores, 2 or 3 (memory: see reading_threads).
   unsigned threads = 0;
   // The smallest piece, and at least a 32nd of the file: every cut makes two
   // margins to read twice (6 MiB), so that a GiB is read in about 8 pieces.
