@@ -20,6 +20,9 @@ JOBS = os.path.join(HERE, "jobs")
 OOMLENS = os.path.abspath(sys.argv[1])
 FILTER = sys.argv[2] if len(sys.argv) > 2 else ""
 CASES = []
+# What the last `oomlens verify` of the running case wrote on standard error,
+# shown with a failure: an exit status alone does not say why.
+LAST_STDERR = [""]
 
 
 def case(fn):
@@ -55,6 +58,7 @@ def verify(*args, fake_torch=True, env=None, timeout=60):
     out = tempfile.mkdtemp(prefix="verify-e2e-")
     p = subprocess.run([OOMLENS, "verify", "--format", "json", "--out", out, *args], capture_output=True, text=True,
                        env=e, timeout=timeout)
+    LAST_STDERR[0] = p.stderr
     report = json.loads(p.stdout) if p.stdout.strip() else None
     return p.returncode, report, p.stderr
 
@@ -283,12 +287,16 @@ def main():
         if FILTER not in fn.__name__:
             continue
         started = time.monotonic()
+        LAST_STDERR[0] = ""
         try:
             fn()
             print(f"ok    {fn.__name__} ({time.monotonic() - started:.1f}s)")
         except Exception as e:  # noqa: BLE001 - a case's failure, whatever it is
             failed += 1
             print(f"FAIL  {fn.__name__}: {type(e).__name__}: {e}")
+            if LAST_STDERR[0]:
+                print("      its last oomlens verify said on standard error (the end):")
+                print("".join(f"      | {line}\n" for line in LAST_STDERR[0].splitlines()[-15:]), end="")
     print(f"verify e2e: {len([c for c in CASES if FILTER in c.__name__]) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
