@@ -35,7 +35,6 @@ struct Piece {
   std::uint64_t end = 0;        // offset after the last byte read
   std::uint64_t lead_newlines = 0, own_newlines = 0;  // '\n' in [begin, cut) and [cut, next_cut)
   bool ends_in_newline = true;
-  bool cancelled = false;
   // False: not read (cancelled, a mapping refused, a line too long past
   // `until`) or read wrong (the file cut short while mapped).
   bool usable = false;
@@ -72,6 +71,7 @@ struct Piece {
     options.parse_beside_from = UINT64_MAX;
     options.max_events = max_events;
     analyzer::LogAnalyzer analyzer(options);
+    bool cancelled = false;
     analyzer.feed_contiguous(
         input, [&](std::uint64_t at, std::uint64_t n) { mapped.release_before(at + n); },
         [&](std::uint64_t read) {
@@ -110,8 +110,14 @@ std::vector<std::uint64_t> piece_cuts(int fd, std::uint64_t size, unsigned threa
       const std::uint64_t piece =
           cuts.size() == 1 && size < 2 * smallest ? size / 2 : std::max(smallest, left / share);
       if (left - std::min(left, piece) < std::min(smallest, size / 2)) break;  // the rest is the last piece
+      // Past a line longer than the search, within a smallest piece (4 MiB at
+      // least) more: a file with no '\n' for longer is read on as one piece,
+      // not searched to its end a MiB at a time (the one-pass reader reads it
+      // all again).
+      const std::uint64_t give_up = std::min(size, cuts.back() + piece + std::max(smallest, 4 * kLineSearch));
       std::optional<std::uint64_t> cut;
-      for (std::uint64_t at = cuts.back() + piece; !cut && at < size; at += kLineSearch) cut = line_start_after(fd, at);
+      for (std::uint64_t at = cuts.back() + piece; !cut && at < give_up; at += kLineSearch)
+        cut = line_start_after(fd, at);
       if (!cut || *cut >= size) break;
       cuts.push_back(*cut);
     }
