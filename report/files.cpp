@@ -96,4 +96,12 @@ std::optional<std::string> read_file(const std::string& path, FileError& error, 
   return text;
 }
 
+std::optional<std::size_t> read_at(int fd, char* into, std::size_t n, std::uint64_t offset) {
+  for (;;) {
+    const ssize_t got = ::pread(fd, into, n, static_cast<off_t>(offset));
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno != EINTR) return std::nullopt;
+  }
+}
+
 }  // namespace oomlens::report

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,6 +51,10 @@ class OpenFile {
   bool regular_;
   std::size_t size_;
 };
+
+// pread(2) of `n` bytes at `offset` into `into`, again after a signal: the
+// bytes read (0 at the end), nothing on an error.
+std::optional<std::size_t> read_at(int fd, char* into, std::size_t n, std::uint64_t offset);
 
 // The whole file ("-" standard input when `dash_is_stdin`), or nothing with
 // the reason in `error`.

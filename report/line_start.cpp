@@ -1,22 +1,13 @@
 #include "report/line_start.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <memory>
 
+#include "report/files.hpp"
+
 namespace oomlens::report {
 namespace {
-
-// pread(2), again after a signal: the bytes read (0 at the end), or -1.
-ssize_t read_at(int fd, char* into, std::size_t n, std::uint64_t offset) {
-  for (;;) {
-    const ssize_t got = ::pread(fd, into, n, static_cast<off_t>(offset));
-    if (got >= 0 || errno != EINTR) return got;
-  }
-}
 
 // Lines are rarely longer: the searches read this much at a time, into
 // room that is not zeroed, and most stop after the first read.
@@ -29,11 +20,11 @@ std::optional<std::uint64_t> line_start_after(int fd, std::uint64_t at) {
   const std::uint64_t from = at - 1;  // a '\n' right before `at` makes `at` a line start
   for (std::uint64_t done = 0; done < kLineSearch + 1;) {
     const std::size_t want = std::min<std::uint64_t>(kSearchStep, kLineSearch + 1 - done);
-    const ssize_t got = read_at(fd, block.get(), want, from + done);
-    if (got <= 0) return std::nullopt;
-    if (const void* nl = std::memchr(block.get(), '\n', static_cast<std::size_t>(got)))
+    const std::optional<std::size_t> got = read_at(fd, block.get(), want, from + done);
+    if (!got || *got == 0) return std::nullopt;
+    if (const void* nl = std::memchr(block.get(), '\n', *got))
       return from + done + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.get()) + 1;
-    done += static_cast<std::uint64_t>(got);
+    done += *got;
   }
   return std::nullopt;
 }
@@ -45,9 +36,9 @@ std::uint64_t line_start_before(int fd, std::uint64_t at) {
   const std::unique_ptr<char[]> block(new char[kSearchStep]);
   for (std::uint64_t hi = at; hi > from;) {
     const std::uint64_t lo = hi - std::min<std::uint64_t>(kSearchStep, hi - from);
-    const ssize_t got = read_at(fd, block.get(), static_cast<std::size_t>(hi - lo), lo);
-    if (got != static_cast<ssize_t>(hi - lo)) return at;
-    if (const void* nl = memrchr(block.get(), '\n', static_cast<std::size_t>(got)))
+    const std::optional<std::size_t> got = read_at(fd, block.get(), static_cast<std::size_t>(hi - lo), lo);
+    if (got != hi - lo) return at;
+    if (const void* nl = memrchr(block.get(), '\n', *got))
       return lo + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.get()) + 1;
     hi = lo;
   }

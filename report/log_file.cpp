@@ -17,10 +17,9 @@ ReadResult read_log(const std::string& path, bool skip_binary, const std::atomic
     result.error = error.reason;
     return result;
   }
-  // A long regular file is scanned in place, in mapped pieces side by side
-  // (report/log_pieces.hpp): the copy into a buffer was a quarter of all the
-  // time on look-alike logs (bench/README.md). Anything else is read in one
-  // pass into the analyzer's buffer; memory stays at the buffer and the lookback.
+  // A long regular file is read in pieces side by side (report/log_pieces.hpp).
+  // Anything else is read in one pass into the analyzer's buffer; memory
+  // stays at the buffer and the lookback.
   if (file->regular()) ::posix_fadvise(file->fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   // 1 MiB reads: large enough to amortise the syscall, small enough to stay in
   // cache for the scanner that runs right after.

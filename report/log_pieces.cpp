@@ -4,13 +4,15 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "analyzer/log/scan.hpp"
 #include "analyzer/log/segmented_log.hpp"
 #include "report/line_start.hpp"
-#include "report/mapped_range.hpp"
 
 namespace oomlens::report {
 namespace {
@@ -21,6 +23,9 @@ using analyzer::SegmentedLog;
 // its cuts, and below eight margins a second thread costs more than it saves.
 constexpr std::uint64_t kMargin = SegmentedLog::kMarginBytes;
 constexpr std::uint64_t kPiecesFrom = 8 * kMargin;
+// Each read: large enough to amortise the system call, small enough to stay
+// in cache for the scan that runs right after (the one-pass reader's size).
+constexpr std::size_t kRead = 1 << 20;
 
 // One piece: the bytes from `cut` up to `next_cut` are its own; it reads from
 // a line start a margin before `cut` (`begin`) to the first line start after
@@ -35,67 +40,70 @@ struct Piece {
   std::uint64_t end = 0;        // offset after the last byte read
   std::uint64_t lead_newlines = 0, own_newlines = 0;  // '\n' in [begin, cut) and [cut, next_cut)
   bool ends_in_newline = true;
-  // False: not read (cancelled, a mapping refused, a line too long past
-  // `until`) or read wrong (the file cut short while mapped).
+  // False: not read (cancelled, a read failed, a line too long past
+  // `until`) or not all read (the file cut short while read).
   bool usable = false;
 
   void read(int fd, std::uint64_t size, const std::atomic<bool>* cancel, const std::atomic<bool>& stop) {
     // The piece's bytes, and the line after `until` if it is near: a longer
     // line is left to the one-pass reader, which reads it in bounded pieces.
-    const std::uint64_t reach = until < size ? std::min(size, until + kLineSearch) : size;
-    MappedRange mapped(fd, begin, reach - begin);
-    if (!mapped.ok()) return;
-    mapped.map_ahead(0);
-    std::string_view input = mapped.bytes();
+    end = size;
     if (until < size) {
-      const std::size_t from = static_cast<std::size_t>(until - begin);
-      const void* nl = std::memchr(input.data() + from, '\n', input.size() - from);
-      if (nl) input = input.substr(0, static_cast<std::size_t>(static_cast<const char*>(nl) - input.data()) + 1);
-      else if (reach < size) return;
+      const std::optional<std::uint64_t> after = line_start_after(fd, until + 1);  // past the first '\n' from `until`
+      if (after && *after <= size) end = *after;
+      else if (until + kLineSearch < size) return;
     }
-    end = begin + input.size();
     const bool last = next_cut >= end;
-    const auto lead = static_cast<std::size_t>(cut - begin);
-    const auto own_end = static_cast<std::size_t>(std::min(next_cut, end) - begin);
-    lead_newlines = analyzer::count_newlines(input.substr(0, lead));
-    const std::uint64_t trail_newlines = last ? 0 : analyzer::count_newlines(input.substr(own_end));
-    ends_in_newline = input.empty() || input.back() == '\n';
+    const std::uint64_t own_end = std::min(next_cut, end);
 
     analyzer::AnalyzerOptions options;
-    if (lead > 0) options.segment_starts.push_back(0);
-    options.segment_starts.push_back(lead);
-    if (!last) options.segment_starts.push_back(own_end);
+    if (cut > begin) options.segment_starts.push_back(0);
+    options.segment_starts.push_back(cut - begin);
+    if (!last) options.segment_starts.push_back(own_end - begin);
     // Each piece parses on its own thread: the pieces already keep the cores
     // busy, and a parse worker per piece spent more CPU on handing regions
     // over than it saved.
     options.parse_beside_from = UINT64_MAX;
     options.max_events = max_events;
     analyzer::LogAnalyzer analyzer(options);
-    bool cancelled = false;
-    analyzer.feed_contiguous(
-        input, [&](std::uint64_t at, std::uint64_t n) { mapped.release_before(at + n); },
-        [&](std::uint64_t read) {
-          mapped.map_ahead(read);
-          cancelled = (cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed);
-          return !cancelled && !mapped.faulted();
-        });
-    if (cancelled || mapped.vanished()) return;
+    // Read, not mapped: a mapping's cost follows how the page cache holds the
+    // file. Just written (a training job's log, a copy) it holds it in small
+    // pages, and mapping them one by one took a piece 1.8 times as long as
+    // copying them into the analyzer's buffer; in the large pages a re-read
+    // leaves, the two took the same time (bench/README.md).
+    std::uint64_t trail_newlines = 0;
+    char last_byte = '\n';
+    for (std::uint64_t at = begin; at < end;) {
+      if ((cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed)) return;
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, end - at));
+      const std::span<char> room = analyzer.prepare(want);
+      const std::optional<std::size_t> got = read_at(fd, room.data(), want, at);
+      if (!got || *got == 0) return;  // the file was cut short while read: read again in one pass
+      const std::string_view bytes(room.data(), *got);
+      if (at < cut) lead_newlines += analyzer::count_newlines(bytes.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(cut - at, *got))));
+      if (!last && at + *got > own_end)
+        trail_newlines += analyzer::count_newlines(bytes.substr(static_cast<std::size_t>(own_end - std::min(own_end, at))));
+      last_byte = bytes.back();
+      analyzer.commit(*got);
+      at += *got;
+    }
+    ends_in_newline = last_byte == '\n';
     std::uint64_t lines = 0;
     std::vector<analyzer::ParsedSegment> segments = analyzer.finish_segments(nullptr, &lines);
-    if (mapped.vanished()) return;
     // A last line without '\n' counts in `lines`, as LogStream::lines_seen counts it.
     own_newlines = lines - (ends_in_newline ? 0 : 1) - lead_newlines - trail_newlines;
-    own = std::move(segments[lead > 0 ? 1 : 0]);
+    own = std::move(segments[cut > begin ? 1 : 0]);
     usable = true;
   }
 };
 
-// Each reading thread holds about 12 MiB (its mapped window, the lookback,
-// its regions): on 1 GiB logs a run peaked at 63 MiB with 4 threads (of the
-// 64 MiB we allow ourselves), 52 MiB with 3, 39 MiB with 2.
+// Each reading thread holds about 4.5 MiB (its buffer, the lookback, its
+// regions): on 1 GiB logs of the benchmark's matrix a run peaked at 17-19 MiB
+// with 2 threads, 27 MiB with 4 and 39-46 MiB with 8 (of the 64 MiB we allow
+// ourselves).
 unsigned reading_threads(unsigned asked) {
   if (asked > 0) return asked;
-  return std::clamp(std::thread::hardware_concurrency(), 2u, 3u);
+  return std::clamp(std::thread::hardware_concurrency(), 2u, 8u);
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
 // Reading a long log file in pieces side by side, on a few threads, as the
 // language server reads a long document (analyzer/log/segmented_log.hpp):
 // the file is cut at line starts into pieces that a queue hands out, each
-// piece scanned in place in a read-only mapping (report/mapped_range.hpp)
-// with a margin on either side (more than a region reaches) whose results
-// are dropped. Each piece's lines are numbered from the line counts of the
-// pieces before it. Each piece releases the pages behind its scan, so memory
-// stays bounded whatever the file's size; a file cut short while mapped is
-// read again in one pass.
+// piece read with pread(2) into its analyzer's buffer, a MiB at a time, with
+// a margin on either side (more than a region reaches) whose results are
+// dropped. Each piece's lines are numbered from the line counts of the pieces
+// before it. Memory stays at a few buffers whatever the file's size; a file
+// cut short while read is read again in one pass.
 //
 // Why a queue and not one half a thread: the halves' times differed by 20 to
 // 110 ms on a 1 GiB log, from the content's density on either side and from
@@ -46,8 +45,8 @@ struct PieceOptions {
 std::vector<std::uint64_t> piece_cuts(int fd, std::uint64_t size, unsigned threads, std::uint64_t min_piece);
 
 // The file read in pieces, or nothing when it is not worth it or not safe (a
-// short file, not a regular file, no line start to cut at, a mapping
-// refused, a line past kLineSearch after a margin, the file cut short while
+// short file, not a regular file, no line start to cut at, a read that
+// failed, a line past kLineSearch after a margin, the file cut short while
 // read): then `error` is empty and the caller reads the file in one pass.
 // Cancelled: nothing, with "cancelled" in `error`.
 std::optional<analyzer::ParsedLog> read_log_in_pieces(const OpenFile& file, const std::atomic<bool>* cancelled,

@@ -128,23 +128,6 @@ void MappedRange::release_before(std::uint64_t end) {
   released_ = to;
 }
 
-void MappedRange::map_ahead(std::uint64_t end) {
-  // In steps: each call is a system call, and pages mapped ahead count in
-  // the process's memory until released.
-  constexpr std::uint64_t kStep = 4 << 20;
-  if (!mapping_) return;
-  const auto skew = static_cast<std::uint64_t>(bytes_ - mapping_);
-  if (skew + end < populated_) return;
-  const std::uint64_t from = std::max(populated_, released_);
-  const std::uint64_t to = std::min(mapped_, (skew + end + kStep) / g_page * g_page);
-  if (to <= from) return;
-#ifdef MADV_POPULATE_READ
-  // Fails on a kernel before 5.14 and past a vanished end: the faults then map the pages.
-  (void)::madvise(mapping_ + from, to - from, MADV_POPULATE_READ);
-#endif
-  populated_ = to;
-}
-
 bool MappedRange::faulted() const {
   return mapping_ && g_slots[static_cast<std::size_t>(slot_)].vanished.load(std::memory_order_acquire);
 }

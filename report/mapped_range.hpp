@@ -1,5 +1,5 @@
-// A range of a regular file mapped read-only, for reading a long log without
-// copying it: the pieces of `oomlens diagnose` scan the page cache in place.
+// A range of a regular file mapped read-only, for reading a long file without
+// copying it: memory snapshots are parsed in place.
 //
 // A mapped file can shrink under the reader (a log rotated or truncated while
 // it is read). Touching a page past the new end raises SIGBUS, which would
@@ -33,11 +33,6 @@ class MappedRange {
   // they count in the process's memory until then. Read again, they come
   // back from the page cache.
   void release_before(std::uint64_t end);
-  // Maps the pages up to `end` (an offset into bytes()) and some way past it
-  // into the process in one system call, where touching them would take a
-  // page fault every 64 KiB (a costly trap in a virtual machine). Call it
-  // ahead of the reading; a page past the file's end is left to the fault.
-  void map_ahead(std::uint64_t end);
   // The file shrank below the range's end: what was read past its new end is
   // zeros, not the file. Either a page was gone when read (the fault the
   // handler repaired), or the file is now shorter than the range (the kernel
@@ -57,7 +52,6 @@ class MappedRange {
   std::uint64_t end_ = 0;  // the range's end in the file
   int slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
   std::uint64_t released_ = 0;  // the mapping's pages before this are released
-  std::uint64_t populated_ = 0;  // the mapping's pages before this were mapped ahead
 };
 
 }  // namespace oomlens::report
