@@ -4,6 +4,8 @@
 #include <cstring>
 #include <optional>
 
+#include <sys/mman.h>
+
 #include "analyzer/log/text.hpp"
 #include "analyzer/log/unwrap.hpp"
 
@@ -26,10 +28,51 @@ const char* find_last(const char* p, std::size_t n, char c) {
 constexpr std::size_t kUsualRead = 1 << 20;
 constexpr std::size_t kMinCapacity = 4 * kUsualRead;
 
+constexpr std::size_t kHugePage = 2 << 20;
+
+}  // namespace
+
+void detail::StreamBufferRelease::operator()(char* p) const {
+  if (mapped) ::munmap(p, mapped);
+  else delete[] p;
+}
+
+namespace {
+
+// Room for `bytes`, in 2 MiB pages where the system gives them on request
+// (transparent huge pages in "madvise" mode, Debian's default). Each read
+// copies into fresh room first: in 4 KiB pages a long log's pieces took
+// about 4,000 page faults a GiB, a trap each in a virtual machine (an eighth
+// of a run's CPU, bench/README.md), in 2 MiB pages two for each buffer.
+std::unique_ptr<char[], detail::StreamBufferRelease> owned_buffer(std::size_t bytes) {
+#if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer checks the bounds of new[]'s room, not a mapping's
+  if (bytes >= kHugePage) {
+    const std::size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = ::mmap(nullptr, mapped + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      // Aligned to a huge page, the rest given back.
+      auto* base = static_cast<char*>(p);
+      const auto skew = reinterpret_cast<std::uintptr_t>(base) % kHugePage;
+      const std::size_t head = skew ? kHugePage - skew : 0;
+      if (head) ::munmap(base, head);
+      if (kHugePage - head) ::munmap(base + head + mapped, kHugePage - head);
+      (void)::madvise(base + head, mapped, MADV_HUGEPAGE);  // a hint: without it, 4 KiB pages
+      return {base + head, detail::StreamBufferRelease{mapped}};
+    }
+  }
+#endif
+  return {new char[bytes], detail::StreamBufferRelease{}};
+}
+
 }  // namespace
 
 LogStream::LogStream(const LiteralScanner& scanner, RegionSink sink, StreamLimits limits)
-    : scanner_(scanner), sink_(std::move(sink)), limits_(std::move(limits)) {}
+    : scanner_(scanner), sink_(std::move(sink)), limits_(std::move(limits)) {
+  // The full look back reads more lines than either first one (hand_over
+  // decides from that alone whether it would reach further).
+  limits_.lookback_lines =
+      std::max({limits_.lookback_lines, limits_.first_lookback_lines + 1, limits_.shallow_lookback_lines + 1});
+}
 
 LogStream::~LogStream() = default;
 
@@ -39,7 +82,7 @@ std::span<char> LogStream::prepare(std::size_t n) {
   if (size_ + n > capacity_) drop_unneeded();
   if (size_ + n > capacity_) {
     std::size_t cap = std::max<std::size_t>({capacity_ * 2, size_ + n, kMinCapacity});
-    std::unique_ptr<char[]> bigger(new char[cap]);
+    auto bigger = owned_buffer(cap);
     if (size_) std::memcpy(bigger.get(), owned_.get(), size_);
     owned_ = std::move(bigger);
     bytes_ = owned_.get();
@@ -359,13 +402,18 @@ void LogStream::emit_region(std::uint64_t end) {
 void LogStream::hand_over(const OpenRegion& region_bytes, std::uint64_t end) {
   Region region = build_region(region_bytes, region_bytes.start, region_bytes.start_line, end);
   if (region.anchors.empty()) return;
-  std::pair<std::uint64_t, std::uint64_t> deeper{region_bytes.start, region_bytes.start_line};
-  if (region_bytes.deep)
-    deeper = lookback_start(region_bytes.first_anchor, region_bytes.first_anchor_line, limits_.lookback_lines,
-                            limits_.lookback_bytes);
-  region.can_look_further_back = deeper.first < region_bytes.start;
-  if (!sink_(std::move(region)) || deeper.first >= region_bytes.start) return;
-  sink_(build_region(region_bytes, deeper.first, deeper.second, end));
+  // The full look back has more lines than the first (see the constructor):
+  // it starts further back exactly when the first stopped short of the bytes
+  // the full one may read. Walked only when asked for: walking it for every
+  // deep region (up to 256 KiB back) cost more than parsing most of them.
+  const std::uint64_t deepest = region_bytes.first_anchor > base_ + limits_.lookback_bytes
+                                    ? region_bytes.first_anchor - limits_.lookback_bytes
+                                    : base_;
+  region.can_look_further_back = region_bytes.deep && region_bytes.start > deepest;
+  if (!sink_(std::move(region)) || !(region_bytes.deep && region_bytes.start > deepest)) return;
+  const auto [start, start_line] = lookback_start(region_bytes.first_anchor, region_bytes.first_anchor_line,
+                                                  limits_.lookback_lines, limits_.lookback_bytes);
+  sink_(build_region(region_bytes, start, start_line, end));
 }
 
 void LogStream::trim() {

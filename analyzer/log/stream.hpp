@@ -74,6 +74,15 @@ struct StreamLimits {
   std::size_t max_unbroken_bytes = 4 * 1024 * 1024;  // scan a line without '\n' in pieces past this
 };
 
+namespace detail {
+// Frees a LogStream's own buffer as it was allocated (see owned_buffer in
+// stream.cpp).
+struct StreamBufferRelease {
+  std::size_t mapped = 0;  // bytes mapped for it; 0: from new[]
+  void operator()(char* p) const;
+};
+}  // namespace detail
+
 class LogStream {
  public:
   // Gets each region; returns true to have it again with the full lookback
@@ -134,7 +143,7 @@ class LogStream {
 
   // Bytes from base_ on. Not a std::string/vector: those zero-fill on growth,
   // a whole extra pass over a multi-gigabyte log.
-  std::unique_ptr<char[]> owned_;
+  std::unique_ptr<char[], detail::StreamBufferRelease> owned_;
   const char* bytes_ = nullptr;  // the byte at base_: owned_, or the borrowed input
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;

@@ -211,3 +211,43 @@ TEST_CASE("a hit whose reach states no OOM adds no literal bit to its line") {
   for (const auto& r : c.regions) masks.insert(masks.end(), r.anchor_literals.begin(), r.anchor_literals.end());
   CHECK(masks == std::vector<std::uint64_t>{0, 1, 2});  // the last line keeps "killed"'s bit
 }
+
+// The full look back, offered only when a region says it reaches further,
+// starts where a stream whose first look back is the full one starts: for
+// anchors under fewer lines than the first look back reads, as many, more,
+// more than the full one reads, and under lines so long that bytes bound it.
+TEST_CASE("a region reaches further back exactly when the full look back starts earlier") {
+  const std::string wide_line = std::string(500, 'x') + "\n";
+  for (const bool wide : {false, true}) {
+    for (const int above : {0, 10, 62, 63, 64, 65, 66, 300, 530, 1499, 1500, 1501, 1502, 3000}) {
+      CAPTURE(wide, above);
+      std::string log;
+      for (int i = 0; i < above; ++i) log += wide ? wide_line : "step " + std::to_string(i) + " loss 0.25\n";
+      log += "oom when allocating\n" + filler(3);
+      StreamLimits limits;
+      limits.anchors = {AnchorPolicy{}, AnchorPolicy{}, AnchorPolicy{nullptr, {true, 2}}};
+
+      std::vector<std::uint64_t> offered;  // each region's first line
+      bool further = false;
+      LogStream stream(test_scanner(), [&](Region&& r) {
+        offered.push_back(r.lines.front().number);
+        if (offered.size() == 1) further = r.can_look_further_back;
+        return r.can_look_further_back;
+      }, limits);
+      stream.feed(log);
+      stream.finish();
+
+      StreamLimits full = limits;
+      full.first_lookback_lines = limits.lookback_lines;
+      full.first_lookback_bytes = limits.lookback_bytes;
+      const Collected oracle = stream_all(log, 1 << 20, full);
+      REQUIRE(oracle.regions.size() == 1);
+      const std::uint64_t full_start = oracle.regions[0].lines.front().number;
+
+      REQUIRE_FALSE(offered.empty());
+      CHECK(further == (full_start < offered.front()));
+      CHECK(offered.size() == (further ? 2u : 1u));
+      CHECK(offered.back() == full_start);
+    }
+  }
+}
