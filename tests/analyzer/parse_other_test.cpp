@@ -704,6 +704,10 @@ TEST_CASE("lookalike: the kernel's kill lines name the victim wherever their fie
       {"oom-kill:task=python", "the kernel's OOM killer ran"},
       // Another form further left is the match: no victim from it.
       {"python invoked oom-killer: oom-kill:task=python,pid=5", "the kernel's OOM killer ran"},
+      // The forms without "oom-kill:" name no victim.
+      {"python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0", "the kernel's OOM killer ran"},
+      {"slurmstepd: error: Detected 2 oom-kill event(s) in StepId=77.0.", "the kernel's OOM killer ran"},
+      {"[12.5] oom_kill_process+0x10e/0x150", "the kernel's OOM killer ran"},
       {"[1.2] Out of memory: Killed process 31337 (python3) total-vm:1kB", "pid 31337 (python3)"},
       {"Memory cgroup out of memory: Kill process 8 (w) score 9 or sacrifice child", "pid 8 (w)"},
       // The first kernel form that completes, not the first that starts.
