@@ -39,14 +39,30 @@ void detail::StreamBufferRelease::operator()(char* p) const {
 
 namespace {
 
-// Room for `bytes`, in 2 MiB pages where the system gives them on request
-// (transparent huge pages in "madvise" mode, Debian's default). Each read
-// copies into fresh room first: in 4 KiB pages a long log's pieces took
-// about 4,000 page faults a GiB, a trap each in a virtual machine (an eighth
-// of a run's CPU, bench/README.md), in 2 MiB pages two for each buffer.
-std::unique_ptr<char[], detail::StreamBufferRelease> owned_buffer(std::size_t bytes) {
-#if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer checks the bounds of new[]'s room, not a mapping's
-  if (bytes >= kHugePage) {
+// AddressSanitizer checks the bounds of new[]'s room, not a mapping's (GCC
+// says it is on with a macro, clang with __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Room for `bytes`, for reads of `read` bytes at a time. A reader of long
+// input (a MiB a read) gets it in 2 MiB pages where the system gives them on
+// request (transparent huge pages in "madvise" mode, Debian's default): each
+// read copies into fresh room first, and in 4 KiB pages a long log's pieces
+// took about 4,000 page faults a GiB, a trap each in a virtual machine (an
+// eighth of a run's CPU, bench/README.md); in 2 MiB pages, two a buffer. A
+// short input (a document the editor sent, fed whole) touches a few pages of
+// its room and would pay for zeroing a whole 2 MiB one: it gets new[].
+std::unique_ptr<char[], detail::StreamBufferRelease> owned_buffer(std::size_t bytes, std::size_t read) {
+  if (!kAddressSanitizer && read >= kUsualRead && bytes >= kHugePage) {
     const std::size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* p = ::mmap(nullptr, mapped + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p != MAP_FAILED) {
@@ -60,7 +76,6 @@ std::unique_ptr<char[], detail::StreamBufferRelease> owned_buffer(std::size_t by
       return {base + head, detail::StreamBufferRelease{mapped}};
     }
   }
-#endif
   return {new char[bytes], detail::StreamBufferRelease{}};
 }
 
@@ -82,7 +97,7 @@ std::span<char> LogStream::prepare(std::size_t n) {
   if (size_ + n > capacity_) drop_unneeded();
   if (size_ + n > capacity_) {
     std::size_t cap = std::max<std::size_t>({capacity_ * 2, size_ + n, kMinCapacity});
-    auto bigger = owned_buffer(cap);
+    auto bigger = owned_buffer(cap, n);
     if (size_) std::memcpy(bigger.get(), owned_.get(), size_);
     owned_ = std::move(bigger);
     bytes_ = owned_.get();
