@@ -424,8 +424,9 @@ void LogStream::hand_over(const OpenRegion& region_bytes, std::uint64_t end) {
   const std::uint64_t deepest = region_bytes.first_anchor > base_ + limits_.lookback_bytes
                                     ? region_bytes.first_anchor - limits_.lookback_bytes
                                     : base_;
-  region.can_look_further_back = region_bytes.deep && region_bytes.start > deepest;
-  if (!sink_(std::move(region)) || !(region_bytes.deep && region_bytes.start > deepest)) return;
+  const bool further = region_bytes.deep && region_bytes.start > deepest;
+  region.can_look_further_back = further;
+  if (!sink_(std::move(region)) || !further) return;
   const auto [start, start_line] = lookback_start(region_bytes.first_anchor, region_bytes.first_anchor_line,
                                                   limits_.lookback_lines, limits_.lookback_bytes);
   sink_(build_region(region_bytes, start, start_line, end));
