@@ -1,5 +1,7 @@
 #include "cli/verify/process_tree.hpp"
 
+#include "report/files.hpp"
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,7 +10,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,13 +19,17 @@ namespace oomlens::cli::verify {
 namespace {
 
 // Parent of `pid` from /proc/PID/stat: the field after the command name,
-// which is in parentheses and may itself hold spaces and parentheses.
+// which is in parentheses and may itself hold spaces and parentheses. A
+// process may end between the listing of /proc and this read: its file then
+// fails to open or to read (ESRCH), and it has no parent to report. Read with
+// read(2), not a stream: libstdc++'s filebuf throws on a failed read.
 pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto close = stat.rfind(')');
+  report::FileError error;
+  auto stat = report::read_file("/proc/" + std::to_string(pid) + "/stat", error);
+  if (!stat) return 0;
+  auto close = stat->rfind(')');
   if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 1));
+  std::istringstream rest(stat->substr(close + 1));
   char state = 0;
   pid_t parent = 0;
   rest >> state >> parent;
