@@ -151,6 +151,7 @@ struct LogAnalyzer::State {
     if (!worker && stream.bytes_seen() >= options.parse_beside_from) start_worker();
     if (!worker) {
       merge(work);
+      stream.recycle(std::move(work.region));
       return false;
     }
     batch_weight += weight(work.region);

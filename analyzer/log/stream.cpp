@@ -329,9 +329,13 @@ void LogStream::close_region_if_done(bool at_end) {
 }
 
 Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,
-                               std::uint64_t end) const {
+                               std::uint64_t end) {
   end = std::max(end, start);
   Region region;
+  if (spare_region_) {
+    region = std::move(*spare_region_);
+    spare_region_.reset();
+  }
   // Most regions are a few lines: room for them at once, not by doubling.
   region.lines.reserve(8);
   std::uint64_t number = start_line;
@@ -345,7 +349,7 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
     std::string stripped;
     if (std::memchr(raw.data(), '\x1b', raw.size())) raw = stripped = strip_ansi(raw);
     LinePrefix prefix = read_prefix(raw);
-    Line line{number, line_start, std::string(raw.substr(prefix.length)), prefix.rank, prefix.time_ms,
+    Line line{number, line_start, pooled_text(raw.substr(prefix.length)), prefix.rank, prefix.time_ms,
               display_columns(raw), static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX))};
     line.redrawn = a != line_start;
     bool anchored = false;
@@ -357,7 +361,10 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
       }
       ++next_anchor;
     }
-    if (line.text.empty() && !anchored) return;
+    if (line.text.empty() && !anchored) {
+      keep_text(std::move(line.text));
+      return;
+    }
     region.lines.push_back(std::move(line));
     if (anchored) {
       region.anchors.push_back(region.lines.size() - 1);
@@ -402,6 +409,41 @@ Region LogStream::build_region(const OpenRegion& region_bytes, std::uint64_t sta
   region.reaches_end = finishing_ && end >= end_offset();
   join_hard_wraps(region);
   return region;
+}
+
+namespace {
+// Enough texts for the regions of most anchors (a few lines each; a deep one's
+// lines beyond these are allocated as before), and no text longer than most
+// lines: the pool stays under 256 KiB a stream.
+constexpr std::size_t kPooledTexts = 256;
+constexpr std::size_t kPooledCapacity = 1024;
+}  // namespace
+
+void LogStream::recycle(Region&& region) {
+  for (Line& line : region.lines) keep_text(std::move(line.text));
+  Region emptied;  // fresh fields, the vectors' room kept
+  emptied.lines = std::move(region.lines);
+  emptied.lines.clear();
+  emptied.anchors = std::move(region.anchors);
+  emptied.anchors.clear();
+  emptied.anchor_literals = std::move(region.anchor_literals);
+  emptied.anchor_literals.clear();
+  spare_region_ = std::move(emptied);
+}
+
+void LogStream::keep_text(std::string&& text) {
+  // A short text lives inside its string (no allocation to save).
+  static const std::size_t inline_capacity = std::string().capacity();
+  if (text.capacity() > inline_capacity && text.capacity() <= kPooledCapacity && text_pool_.size() < kPooledTexts)
+    text_pool_.push_back(std::move(text));
+}
+
+std::string LogStream::pooled_text(std::string_view text) {
+  if (text_pool_.empty()) return std::string(text);
+  std::string pooled = std::move(text_pool_.back());
+  text_pool_.pop_back();
+  pooled.assign(text);
+  return pooled;
 }
 
 void LogStream::emit_region(std::uint64_t end) {

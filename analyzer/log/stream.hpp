@@ -108,6 +108,12 @@ class LogStream {
   // End of input: scans what is left and emits the last region.
   void finish();
 
+  // A region its sink is done with: its lines' texts and its vectors' room
+  // serve the regions built after it, instead of fresh allocations (a log
+  // full of look-alikes builds a quarter of a million lines a GiB, each a
+  // malloc and a free). Optional: a region never given back is just freed.
+  void recycle(Region&& region);
+
   std::uint64_t bytes_seen() const { return end_offset(); }
   // Lines in the input so far, counted by '\n' (a last line without one counts).
   std::uint64_t lines_seen() const;
@@ -177,7 +183,12 @@ class LogStream {
   // Builds the region (again, with a longer look back, when its consumer asks) and hands it on.
   void hand_over(const OpenRegion& region_bytes, std::uint64_t end);
   Region build_region(const OpenRegion& region_bytes, std::uint64_t start, std::uint64_t start_line,
-                      std::uint64_t end) const;
+                      std::uint64_t end);
+  // `text` in a recycled string when there is one.
+  std::string pooled_text(std::string_view text);
+  void keep_text(std::string&& text);
+  std::vector<std::string> text_pool_;
+  std::optional<Region> spare_region_;  // a recycled region, emptied, its vectors' room kept
   bool last_byte_newline_ = true;
   bool finishing_ = false;  // finish() was called: regions emitted now may reach the end
 };
