@@ -296,6 +296,24 @@ TEST_CASE("survived_oom: a caught OOM the program got past is pressure", "[parse
   }
 }
 
+TEST_CASE("survived_oom: every wording of going on, in any case", "[parse][generic][survived]") {
+  // One phrase per branch of the survival pattern (and of the words that
+  // stand in for it when a line has none of them).
+  const std::vector<std::string> phrases = {
+      "Recovered",      "recovering now",   "will RECOVER FROM it", "retrying",       "Will retry",
+      "retry with bs 8", "retrying after 5s", "retry 2/5",          "SKIPPING batch", "batch skipped",
+      "Falling back to fp32", "fell back to the CPU", "fall back to the CPU", "fallback to the CPU",
+      "trying again",   "Halving the batch", "reducing the micro-batch", "reducing batch size",
+      "continuing",     "the step will be retried", "caught and handled"};
+  for (const auto& phrase : phrases) {
+    const std::string text = "step 7: CUDA out of memory; " + phrase;
+    INFO(text);
+    Region r = region_of({text});
+    Parsed out;
+    CHECK(parse_survived_oom(r, 0, out) == std::optional<std::size_t>(0));
+  }
+}
+
 TEST_CASE("oom_context: sizes by role", "[parse][generic]") {
   MemoryNumbers n;
   read_stated_sizes("failed to allocate 3.00G (3221225472 bytes) from device", n);
