@@ -1,7 +1,5 @@
 #include "cli/verify/process_tree.hpp"
 
-#include "report/files.hpp"
-
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,6 +12,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include "report/files.hpp"
 
 namespace oomlens::cli::verify {
 namespace {
