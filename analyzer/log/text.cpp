@@ -1,6 +1,7 @@
 #include "analyzer/log/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -325,22 +326,51 @@ std::int64_t epoch_ms(int year, int month, int day, int hour, int minute, int se
   return ((days * 24 + hour) * 60 + minute) * 60000 + std::int64_t{second} * 1000 + millis;
 }
 
+namespace {
+
+// How often a byte turns up in log text, roughly (English letter frequencies
+// in tenths of a percent, both cases together; spaces and digits common,
+// most punctuation rare). contains_folded looks for a needle's rarest byte:
+// a needle's first letter is often one of e, t, a, o, n that a PyTorch
+// message holds dozens of, each a candidate to compare.
+constexpr std::array<std::uint8_t, 256> kByteFrequency = [] {
+  std::array<std::uint8_t, 256> f{};
+  for (auto& v : f) v = 10;  // punctuation, control and non-ASCII bytes
+  constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyz";
+  constexpr std::array<std::uint8_t, 26> kPerMille = {82, 15, 28, 43, 127, 22, 20, 61, 70, 2,  8, 40, 24,
+                                                      67, 75, 19, 1,  60, 63, 91, 28, 10, 24, 2, 20, 1};
+  for (std::size_t i = 0; i < kLetters.size(); ++i) f[static_cast<unsigned char>(kLetters[i])] = kPerMille[i];
+  for (char d = '0'; d <= '9'; ++d) f[static_cast<unsigned char>(d)] = 40;
+  f[' '] = 200;
+  for (char c : std::string_view(".,:/=")) f[static_cast<unsigned char>(c)] = 30;
+  return f;
+}();
+
+}  // namespace
+
 bool contains_folded(std::string_view text, std::string_view lower) {
   if (lower.empty()) return true;
   if (lower.size() > text.size()) return false;
-  // Candidates are the first byte in either case, each found once (memchr).
-  const char first = lower[0];
-  const char upper = first >= 'a' && first <= 'z' ? static_cast<char>(first - ('a' - 'A')) : first;
-  const std::size_t last_start = text.size() - lower.size();
-  std::size_t next_lower = text.find(first);
-  std::size_t next_upper = upper == first ? std::string_view::npos : text.find(upper);
+  // Candidates are the needle's rarest byte in either case, each found once
+  // (memchr), then the whole needle compared around it.
+  std::size_t rare = 0;
+  for (std::size_t j = 1; j < lower.size(); ++j)
+    if (kByteFrequency[static_cast<unsigned char>(lower[j])] < kByteFrequency[static_cast<unsigned char>(lower[rare])])
+      rare = j;
+  const char small = lower[rare];
+  const char upper = small >= 'a' && small <= 'z' ? static_cast<char>(small - ('a' - 'A')) : small;
+  // The rare byte of a match starting at s is at s + rare, for s in [0, last_start].
+  const std::size_t last = text.size() - lower.size() + rare;
+  std::size_t next_lower = text.find(small, rare);
+  std::size_t next_upper = upper == small ? std::string_view::npos : text.find(upper, rare);
   for (;;) {
     const std::size_t i = std::min(next_lower, next_upper);
-    if (i > last_start) return false;  // npos included
-    std::size_t k = 1;
-    while (k < lower.size() && ascii_lower(text[i + k]) == lower[k]) ++k;
+    if (i > last) return false;  // npos included
+    const std::size_t start = i - rare;
+    std::size_t k = 0;
+    while (k < lower.size() && ascii_lower(text[start + k]) == lower[k]) ++k;
     if (k == lower.size()) return true;
-    if (i == next_lower) next_lower = text.find(first, i + 1);
+    if (i == next_lower) next_lower = text.find(small, i + 1);
     else next_upper = text.find(upper, i + 1);
   }
 }

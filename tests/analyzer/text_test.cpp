@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <random>
 #include <string>
 
@@ -220,5 +221,39 @@ TEST_CASE("A folded line finds its words at any length, in place or not") {
     CHECK(words.has("killed procx") == false);
     CHECK(words.has_any({"nothing", "d proc"}) == (length >= 11));
     CHECK(words.has(std::string(length, 'x').substr(0, length >= 11 ? length - 11 : length)) == true);
+  }
+}
+
+TEST_CASE("contains_folded agrees with folding then finding, wherever the needle's rare byte is") {
+  auto reference = [](std::string_view text, std::string_view lower) {
+    std::string folded(text);
+    for (char& c : folded) c = ascii_lower(c);
+    return folded.find(lower) != std::string::npos;
+  };
+  // Needles whose rarest byte is first, last, in the middle, a letter, a
+  // digit, punctuation or absent from every text (z, q); and matches at the
+  // text's very start and end.
+  const std::array<std::string_view, 10> needles = {
+      "killed process", "out of memory", "oom-kill", "_alloc_conf", "zz", "eta", "ab", "x", "e 1", "qa-"};
+  CHECK(contains_folded("OOM-KILL", "oom-kill"));
+  CHECK(contains_folded("x Killed Process", "killed process"));
+  CHECK(contains_folded("Out of memory: x", "out of memory"));
+  CHECK(!contains_folded("Out of memor", "out of memory"));
+  CHECK(!contains_folded("ut of memory", "out of memory"));
+  CHECK(contains_folded("anything", ""));
+  std::mt19937 rng(7);
+  const std::string_view alphabet = "abekloOQtTzZ -_:1xXmMEA";
+  for (int round = 0; round < 20000; ++round) {
+    std::string text(rng() % 40, ' ');
+    for (char& c : text) c = alphabet[rng() % alphabet.size()];
+    std::string_view needle = needles[rng() % needles.size()];
+    if (rng() % 3 == 0) {  // plant it, in random case, anywhere (also at either end)
+      std::string planted(needle);
+      for (char& c : planted)
+        if (rng() % 2 && c >= 'a' && c <= 'z') c = static_cast<char>(c - ('a' - 'A'));
+      text.insert(text.empty() ? 0 : rng() % (text.size() + 1), planted);
+    }
+    INFO("text '" << text << "' needle '" << needle << "'");
+    REQUIRE(contains_folded(text, needle) == reference(text, needle));
   }
 }
