@@ -120,3 +120,41 @@ TEST_CASE("A glog/TSL line prefix is stripped where its pattern, alone, would st
   }
   CHECK(stripped > 1000);
 }
+
+TEST_CASE("A pattern tried at each place of its first word captures what its unanchored search does") {
+  // The allocator message's figures, each as its first word anchors it, and
+  // the words of each as a message prints them.
+  struct Figure {
+    std::string literal, before, after, said_before, said_after;
+  };
+  const std::vector<Figure> figures = {
+      {"Tried", R"(Tried\s*to\s*allocate\s*)", "", "Tried to allocate ", ""},
+      {"total", R"(total\s*capaci?ty\s*of\s*)", "", "total capacty of", ""},
+      {"of", R"(of\s*which\s*)", R"(\s*is\s*free)", "of which ", " is free"},
+      {"with", R"(with\s*)", R"(\s*allocated\s*in\s*private\s*pools)", "with ", " allocated in private pools"},
+      {"this", R"(this\s*process\s*has\s*)", R"(\s*memory\s*in\s*use)", "this process has", "memory in use"},
+  };
+  for (const Figure& f : figures) {
+    const RE2 unanchored(parse::sized(f.before, f.after));
+    const RE2 anchored(parse::sized("^" + f.before, f.after));
+    REQUIRE(unanchored.ok());
+    REQUIRE(anchored.ok());
+    // The words whole, cut short and with a size or something else after
+    // them: a first place of the word often fails and a later one matches.
+    const std::vector<std::string> pieces = {
+        f.literal, f.literal.substr(0, f.literal.size() - 1), f.said_before, f.said_before + "x", f.said_after,
+        f.said_before + "2.00 GiB" + f.said_after, f.said_before + "512 bytes", f.said_before + "1.5",
+        "7" + f.said_after, " ", "2.00 GiB", "MiB", ".", "x"};
+    std::size_t matched = 0;
+    for (const std::string& s : samples(pieces, 60000, 13)) {
+      const auto want = by_pattern(s, unanchored);
+      re2::StringPiece capture;
+      std::optional<std::string> got;
+      if (parse::match_at_literal(s, f.literal, anchored, &capture)) got = std::string(capture.data(), capture.size());
+      INFO(f.before << " on " << s);
+      REQUIRE(got == want);
+      matched += want.has_value();
+    }
+    CHECK(matched > 1000);
+  }
+}

@@ -100,6 +100,12 @@ std::optional<std::uint64_t> size_of(std::string_view text, const RE2& re) {
   return parse_size(view(size));
 }
 
+std::optional<std::uint64_t> size_at_literal(std::string_view text, std::string_view literal, const RE2& anchored) {
+  re2::StringPiece size;
+  if (!match_at_literal(text, literal, anchored, &size)) return std::nullopt;
+  return parse_size(view(size));
+}
+
 OomEvent event_at(const Line& line, OomFamily family) {
   OomEvent ev;
   place_at(line, ev);

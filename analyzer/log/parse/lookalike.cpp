@@ -42,17 +42,6 @@ using re2::StringPiece;
 // and a pattern that is only a literal is that search.
 bool contains(std::string_view text, std::string_view literal) { return text.find(literal) != std::string_view::npos; }
 
-// The leftmost match of `anchored` ("^" then `literal` then the rest) in
-// `text`, as an unanchored search for the pattern would find it: tried at
-// each occurrence of the literal in turn. Anchored, RE2 reads the captures
-// with its one-pass matcher instead of a backtracking pass over the line.
-template <typename... Out>
-bool match_at_literal(std::string_view text, std::string_view literal, const RE2& anchored, Out*... out) {
-  for (std::size_t at = text.find(literal); at != std::string_view::npos; at = text.find(literal, at + 1))
-    if (RE2::PartialMatch(text.substr(at), anchored, out...)) return true;
-  return false;
-}
-
 struct Found {
   FindingKind kind;
   std::string detail;

@@ -105,7 +105,9 @@ const RE2& continuation_re() {
   return re;
 }
 
-const RE2& requested_re() { static const RE2 re(sized(R"(Tried\s*to\s*allocate\s*)")); return re; }
+// The figures whose pattern begins with a word are anchored there ("^"):
+// size_at_literal tries them at each place the word is.
+const RE2& requested_re() { static const RE2 re(sized(R"(^Tried\s*to\s*allocate\s*)")); return re; }
 const RE2& one_exabyte_re() { static const RE2 re(R"(Tried\s*to\s*allocate\s*more\s*than\s*1EB)"); return re; }
 const RE2& gpu_digits_re() { static const RE2 re(OOMLENS_DEVICE_WORD R"(\s*([0-9]+)\s*(?:has|;))"); return re; }
 // 2.3 streamed an int8 device index as a char: device n>0 prints byte n (Era F).
@@ -116,17 +118,17 @@ const RE2& truncated_re() {
   return re;
 }
 // Eras D–I and XPU "total capacity of T" (2.1's "capacty" typo); eras A–C "T total capacity".
-const RE2& total_new_re() { static const RE2 re(sized(R"(total\s*capaci?ty\s*of\s*)")); return re; }
+const RE2& total_new_re() { static const RE2 re(sized(R"(^total\s*capaci?ty\s*of\s*)")); return re; }
 const RE2& total_old_re() { static const RE2 re(sized("", R"(\s*total\s*capacity)")); return re; }
-const RE2& free_new_re() { static const RE2 re(sized(R"(of\s*which\s*)", R"(\s*is\s*free)")); return re; }
+const RE2& free_new_re() { static const RE2 re(sized(R"(^of\s*which\s*)", R"(\s*is\s*free)")); return re; }
 const RE2& free_old_re() { static const RE2 re(sized("", R"(\s*free\s*;)")); return re; }
 const RE2& allowed_re() { static const RE2 re(sized("", R"(\s*allowed\s*;)")); return re; }
 // New format (D–I, XPU): A, PP (G onward), U.
 const RE2& by_pytorch_re() {
-  static const RE2 re(sized(R"(Of\s*the\s*allocated\s*memory\s*)", R"(\s*is\s*allocated\s*by\s*PyTorch)"));
+  static const RE2 re(sized(R"(^Of\s*the\s*allocated\s*memory\s*)", R"(\s*is\s*allocated\s*by\s*PyTorch)"));
   return re;
 }
-const RE2& private_pools_re() { static const RE2 re(sized(R"(with\s*)", R"(\s*allocated\s*in\s*private\s*pools)")); return re; }
+const RE2& private_pools_re() { static const RE2 re(sized(R"(^with\s*)", R"(\s*allocated\s*in\s*private\s*pools)")); return re; }
 const RE2& unallocated_re() {
   static const RE2 re(sized("", R"(\s*is\s*reserved\s*by\s*PyTorch\s*but\s*unallocated)"));
   return re;
@@ -137,11 +139,11 @@ const RE2& reserved_total_re() { static const RE2 re(sized("", R"(\s*reserved\s*
 const RE2& cached_re() { static const RE2 re(sized("", R"(\s*cached\s*\))")); return re; }
 // NVML process lines (D onward).
 const RE2& self_process_re() {
-  static const RE2 re(sized(R"(this\s*process\s*has\s*)", R"(\s*memory\s*in\s*use)"));
+  static const RE2 re(sized(R"(^this\s*process\s*has\s*)", R"(\s*memory\s*in\s*use)"));
   return re;
 }
 const RE2& other_process_re() {
-  static const RE2 re(sized(R"(Process\s*([0-9]+)\s*has\s*)", R"(\s*memory\s*in\s*use)"));
+  static const RE2 re(sized(R"(^Process\s*([0-9]+)\s*has\s*)", R"(\s*memory\s*in\s*use)"));
   return re;
 }
 // Era E–I hint, any of the three variable names (ROCm builds print PYTORCH_HIP_ALLOC_CONF).
@@ -283,24 +285,38 @@ std::optional<std::uint64_t> size_by(std::string_view msg, std::string_view word
   return msg.find(word) == std::string_view::npos ? std::nullopt : size_of(msg, re);
 }
 
+// The same for a pattern anchored at its first word, `literal`.
+std::optional<std::uint64_t> size_by(std::string_view msg, std::string_view word, std::string_view literal,
+                                     const RE2& anchored) {
+  return msg.find(word) == std::string_view::npos ? std::nullopt : size_at_literal(msg, literal, anchored);
+}
+
 void read_processes(std::string_view msg, MemoryNumbers& n) {
-  if (auto self = size_by(msg, "process", self_process_re()); self && *self > 0) n.process_in_use = self;
+  if (auto self = size_by(msg, "process", "this", self_process_re()); self && *self > 0) n.process_in_use = self;
   if (msg.find("Process") == std::string_view::npos) return;  // no other process listed
-  re2::StringPiece rest(msg.data(), msg.size()), pid, size;
-  while (n.other_processes.size() < kMaxProcesses && RE2::FindAndConsume(&rest, other_process_re(), &pid, &size)) {
+  // Each listing from its "Process", the next one looked for after it.
+  re2::StringPiece pid, size;
+  std::size_t at = msg.find("Process");
+  while (at != std::string_view::npos && n.other_processes.size() < kMaxProcesses) {
+    re2::StringPiece rest(msg.data() + at, msg.size() - at);
+    if (!RE2::Consume(&rest, other_process_re(), &pid, &size)) {
+      at = msg.find("Process", at + 1);
+      continue;
+    }
     auto id = exact_u64(view(pid));
     auto bytes = parse_size(view(size));
     if (id && bytes) n.other_processes.push_back({*id, *bytes});
+    at = msg.find("Process", static_cast<std::size_t>(rest.data() - msg.data()));
   }
 }
 
 // What each era's numbers mean, mapped onto one set of fields.
 void read_accounting(std::string_view msg, MemoryNumbers& n) {
-  auto by_pytorch = size_by(msg, "PyTorch", by_pytorch_re());
+  auto by_pytorch = size_by(msg, "PyTorch", "Of", by_pytorch_re());
   auto unallocated = size_by(msg, "unallocated", unallocated_re());
   if (by_pytorch || unallocated) {
     // D–I: A includes private pools (PP), U excludes them; A + U = reserved.
-    auto pools = size_by(msg, "pools", private_pools_re());
+    auto pools = size_by(msg, "pools", "with", private_pools_re());
     n.private_pools = pools;
     if (by_pytorch) n.allocated = saturating_sub(*by_pytorch, pools.value_or(0));
     if (by_pytorch && unallocated) n.reserved = saturating_add(*by_pytorch, *unallocated);
@@ -319,11 +335,11 @@ void read_accounting(std::string_view msg, MemoryNumbers& n) {
 
 void read_numbers(std::string_view msg, OomEvent& ev) {
   MemoryNumbers& n = ev.numbers;
-  n.requested = size_of(msg, requested_re());
+  n.requested = size_at_literal(msg, "Tried", requested_re());
   if (!n.requested && RE2::PartialMatch(msg, one_exabyte_re())) n.requested = kOneExabyte;
-  n.total = size_of(msg, total_new_re());
+  n.total = size_at_literal(msg, "total", total_new_re());
   if (!n.total) n.total = size_of(msg, total_old_re());
-  n.free = size_by(msg, "which", free_new_re());
+  n.free = size_by(msg, "which", "of", free_new_re());
   if (!n.free) n.free = size_by(msg, "free", free_old_re());
   if (auto allowed = size_by(msg, "allowed", allowed_re())) {
     if (*allowed >= kPlaceholderSize) ev.placeholder_limit = true;
