@@ -158,3 +158,30 @@ TEST_CASE("A pattern tried at each place of its first word captures what its una
     CHECK(matched > 1000);
   }
 }
+
+TEST_CASE("A C10 suffix line is recognised as its pattern recognises it") {
+  static const RE2 pattern(
+      R"(^\s*(?:Search for `\w+' in https?://|(?:CUDA|HIP) kernel errors might be asynchronously reported)"
+      R"(|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=)"
+      R"(|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`))",
+      RE2::Latin1);
+  REQUIRE(pattern.ok());
+  const std::vector<std::string> pieces = {
+      " ", "\t", "\r", "\f", "\v", "Search for `", "Search for ", "cudaErrorIllegalAddress", "_", "é", "'", "' in ",
+      "' in http://", "' in https://", "' in http:/", "CUDA kernel errors might be asynchronously reported",
+      "HIP kernel errors might be asynchronously", "For debugging consider passing CUDA_LAUNCH_BLOCKING=",
+      "For debugging consider passing AMD_SERIALIZE_KERNEL", "Compile with `TORCH_USE_HIP_DSA`",
+      "Compile with `TORCH_USE_CUDA_DSA", "x", "S", "C"};
+  std::size_t matched = 0;
+  for (const std::string& s : samples(pieces, 200000, 17)) {
+    const bool want = RE2::PartialMatch(re2::StringPiece(s.data(), std::min<std::size_t>(s.size(), parse::kHeadBytes)),
+                                        pattern);
+    INFO(s);
+    REQUIRE(parse::is_c10_suffix(s) == want);
+    matched += want;
+  }
+  CHECK(matched > 1000);
+  // Only the line's head is read: spaces past it leave nothing to match.
+  CHECK(!parse::is_c10_suffix(std::string(parse::kHeadBytes, ' ') + "CUDA kernel errors might be asynchronously reported"));
+  CHECK(parse::is_c10_suffix("  Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/"));
+}

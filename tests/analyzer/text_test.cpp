@@ -224,7 +224,7 @@ TEST_CASE("A folded line finds its words at any length, in place or not") {
   }
 }
 
-TEST_CASE("contains_folded agrees with folding then finding, wherever the needle's rare byte is") {
+TEST_CASE("contains_folded and a folded line agree with folding then finding, wherever the needle's rare byte is") {
   auto reference = [](std::string_view text, std::string_view lower) {
     std::string folded(text);
     for (char& c : folded) c = ascii_lower(c);
@@ -255,5 +255,6 @@ TEST_CASE("contains_folded agrees with folding then finding, wherever the needle
     }
     INFO("text '" << text << "' needle '" << needle << "'");
     REQUIRE(contains_folded(text, needle) == reference(text, needle));
+    REQUIRE(FoldedText(text).has(needle) == reference(text, needle));
   }
 }
