@@ -293,8 +293,7 @@ std::optional<std::uint64_t> size_by(std::string_view msg, std::string_view word
 
 void read_processes(std::string_view msg, MemoryNumbers& n) {
   if (auto self = size_by(msg, "process", "this", self_process_re()); self && *self > 0) n.process_in_use = self;
-  if (msg.find("Process") == std::string_view::npos) return;  // no other process listed
-  // Each listing from its "Process", the next one looked for after it.
+  // Each other process's listing from its "Process", the next one looked for after it.
   re2::StringPiece pid, size;
   std::size_t at = msg.find("Process");
   while (at != std::string_view::npos && n.other_processes.size() < kMaxProcesses) {
