@@ -193,22 +193,27 @@ TEST_CASE("generic_oom: prose, advice, host memory, code and look-alikes are not
 }
 
 TEST_CASE("generic_oom: fields of one message", "[parse][generic]") {
-  Region r = region_of({"  File \"/srv/engine/worker.py\", line 212, in determine_num_blocks",
-                        "    free, total = torch.cuda.mem_get_info()",
-                        "RuntimeError: CUDA out of memory while sizing the KV cache on GPU 1: 1.50 GiB free of "
-                        "23.99 GiB total. Raise `--gpu-memory-utilization` or lower `--max-model-len`."});
-  Parsed out;
-  REQUIRE(parse_generic_oom(r, 2, out) == std::optional<std::size_t>(2));
-  REQUIRE(out.ooms.size() == 1);
-  const OomEvent& ev = out.ooms[0];
-  CHECK(ev.exception == "RuntimeError");
-  CHECK(ev.message.rfind("CUDA out of memory while sizing the KV cache", 0) == 0);
-  CHECK(ev.gpu == 1);
-  CHECK(ev.numbers.free == 1536 * MiB);
-  CHECK(ev.numbers.total == static_cast<std::uint64_t>(23.99 * GiB + 0.5));
-  CHECK_FALSE(ev.numbers.requested);
-  CHECK(ev.framework == Framework::unknown);  // only the line's own words count, not the traceback's
-  CHECK(ev.device == Device::cuda);
+  // Alone and behind a glog/TSL prefix, which the fields are read after.
+  for (const std::string prefix : {"", "E0301 12:00:00.123456 4242 kv_cache.cc:88] "}) {
+    INFO("prefix '" << prefix << "'");
+    Region r = region_of({"  File \"/srv/engine/worker.py\", line 212, in determine_num_blocks",
+                          "    free, total = torch.cuda.mem_get_info()",
+                          prefix + "RuntimeError: CUDA out of memory while sizing the KV cache on GPU 1: 1.50 GiB "
+                                   "free of 23.99 GiB total. Raise `--gpu-memory-utilization` or lower "
+                                   "`--max-model-len`."});
+    Parsed out;
+    REQUIRE(parse_generic_oom(r, 2, out) == std::optional<std::size_t>(2));
+    REQUIRE(out.ooms.size() == 1);
+    const OomEvent& ev = out.ooms[0];
+    CHECK(ev.exception == "RuntimeError");
+    CHECK(ev.message.rfind("CUDA out of memory while sizing the KV cache", 0) == 0);
+    CHECK(ev.gpu == 1);
+    CHECK(ev.numbers.free == 1536 * MiB);
+    CHECK(ev.numbers.total == static_cast<std::uint64_t>(23.99 * GiB + 0.5));
+    CHECK_FALSE(ev.numbers.requested);
+    CHECK(ev.framework == Framework::unknown);  // only the line's own words count, not the traceback's
+    CHECK(ev.device == Device::cuda);
+  }
 }
 
 TEST_CASE("generic_oom: a log line decides by what follows", "[parse][generic][fate]") {

@@ -40,11 +40,11 @@ Framework framework_of(std::string_view text, std::string_view exception, std::s
 std::optional<std::size_t> parse_generic_oom(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
   const Line& line = region.lines[at];
-  if (!oom_statement(line.text)) return std::nullopt;  // the cheap test first: most lines stop here
+  auto pos = oom_statement(line.text);  // the cheap test first: most lines stop here
+  if (!pos) return std::nullopt;
   std::string_view body = line.text;
   std::string_view source_file;
-  strip_log_prefix(body, &source_file);
-  auto pos = oom_statement(body);
+  if (strip_log_prefix(body, &source_file)) pos = oom_statement(body);  // else the same text: the same answer
   if (!pos) return std::nullopt;
   // The C10 suffix's "Search for `cudaErrorMemoryAllocation' ..." belongs to the CUDA error above it.
   if (!has_gpu_context(body) || is_host_memory(body) || is_code(body) || is_c10_suffix(body) || is_mention(body, *pos))

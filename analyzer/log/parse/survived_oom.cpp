@@ -21,10 +21,11 @@ namespace oomlens::analyzer::parse {
 std::optional<std::size_t> parse_survived_oom(const Region& region, std::size_t at, Parsed& out) {
   if (at >= region.lines.size()) return std::nullopt;
   const Line& line = region.lines[at];
-  if (!is_survival_note(line.text) || !oom_statement(line.text)) return std::nullopt;
+  if (!is_survival_note(line.text)) return std::nullopt;
+  auto pos = oom_statement(line.text);
+  if (!pos) return std::nullopt;
   std::string_view body = line.text;
-  strip_log_prefix(body);
-  auto pos = oom_statement(body);
+  if (strip_log_prefix(body)) pos = oom_statement(body);  // else the same text: the same answer
   if (!pos || is_mention(body, *pos)) return std::nullopt;
   if (!has_gpu_context(body) || is_host_memory(body) || is_code(body) || is_advice(body)) return std::nullopt;
   MemoryNumbers numbers;
